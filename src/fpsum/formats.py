@@ -1,0 +1,141 @@
+"""The floating-point formats of the model, each described once.
+
+A :class:`Format` is plain data: the numbers that define it (bits, precision,
+exponent range, how it overflows) and the NumPy dtype whose arithmetic the
+model uses.  Everything else (unit roundoff, largest value, stall point) is
+derived from those numbers, so a format cannot disagree with itself.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import ml_dtypes
+import numpy as np
+
+Overflow = Literal["inf", "nan"]
+
+
+@dataclass(frozen=True)
+class Format:
+    """A binary floating-point format.
+
+    Attributes:
+        name: short identifier used on the command line and in file names
+            (``"fp16"``).
+        label: how the site writes it (``"FP16"``).
+        bits: storage width in bits.
+        precision: significand precision *p*, counting the hidden bit.
+        emin: exponent of the smallest normal number, ``2**emin``.
+        emax: exponent of the largest binade.
+        max_finite: largest finite value.  Given explicitly because E4M3
+            ("fn") spends its top code on NaN, so it is not the IEEE formula.
+        overflow: what a result beyond ``max_finite`` becomes after rounding:
+            ``"inf"`` (IEEE formats) or ``"nan"`` (E4M3, which has no infinity).
+        dtype: the NumPy dtype whose arithmetic is this format's arithmetic.
+    """
+
+    name: str
+    label: str
+    bits: int
+    precision: int
+    emin: int
+    emax: int
+    max_finite: float
+    overflow: Overflow
+    dtype: np.dtype
+
+    @property
+    def unit_roundoff(self) -> float:
+        """u = 2**-p: half the gap between 1 and the next value up."""
+        return 2.0 ** -self.precision
+
+    @property
+    def smallest_normal(self) -> float:
+        """The smallest positive normal value, 2**emin."""
+        return 2.0 ** self.emin
+
+    @property
+    def smallest_subnormal(self) -> float:
+        """The smallest positive value, 2**(emin - p + 1)."""
+        return 2.0 ** (self.emin - self.precision + 1)
+
+    @property
+    def stall_point(self) -> float:
+        """Where a running sum of inputs in [0, 1) stops growing: 2**p.
+
+        From there on the gap between neighbours is 2, so every input below
+        1 is less than half a gap and ``S + x`` rounds back to ``S``; an
+        input of exactly 1 is a tie, which goes to the even neighbour, S.
+        """
+        return 2.0 ** self.precision
+
+    def ulp(self, value: float) -> float:
+        """Gap between ``value`` and the next representable value away from 0.
+
+        For 0 and subnormals it is the smallest subnormal.  Infinities and NaN
+        have no ulp: they raise ``ValueError``.
+        """
+        if not np.isfinite(value):
+            raise ValueError(f"ulp of a non-finite value ({value}) is undefined")
+        if value == 0:
+            return self.smallest_subnormal
+        _, exponent = math.frexp(abs(value))  # |value| = m * 2**exponent, m in [0.5, 1)
+        return 2.0 ** (max(exponent - 1, self.emin) - self.precision + 1)
+
+
+def _ieee(name: str, label: str, bits: int, precision: int, emax: int, dtype: type) -> Format:
+    """An IEEE-style format: infinities, emin = 1 - emax, all-ones significand finite."""
+    return Format(
+        name=name,
+        label=label,
+        bits=bits,
+        precision=precision,
+        emin=1 - emax,
+        emax=emax,
+        max_finite=(2.0 - 2.0 ** (1 - precision)) * 2.0 ** emax,
+        overflow="inf",
+        dtype=np.dtype(dtype),
+    )
+
+
+FP16 = _ieee("fp16", "FP16", 16, 11, 15, np.float16)
+BF16 = _ieee("bf16", "BF16", 16, 8, 127, ml_dtypes.bfloat16)
+FP32 = _ieee("fp32", "FP32", 32, 24, 127, np.float32)
+FP64 = _ieee("fp64", "FP64", 64, 53, 1023, np.float64)
+E5M2 = _ieee("e5m2", "FP8 E5M2", 8, 3, 15, ml_dtypes.float8_e5m2)
+# OCP E4M3 ("fn": finite and NaN only): exponent bias 7, so emin = -6 and the
+# top binade 2**8 is usable, but its all-ones significand is NaN: the largest
+# value is 1.75 * 2**8 = 448 and overflow has nowhere to go but NaN.
+E4M3 = Format(
+    name="e4m3",
+    label="FP8 E4M3",
+    bits=8,
+    precision=4,
+    emin=-6,
+    emax=8,
+    max_finite=448.0,
+    overflow="nan",
+    dtype=np.dtype(ml_dtypes.float8_e4m3fn),
+)
+
+FORMATS: dict[str, Format] = {f.name: f for f in (FP16, BF16, FP32, FP64, E4M3, E5M2)}
+
+
+def get_format(name: str) -> Format:
+    """Look a format up by its short name (``fp16``, ``bf16``, ``fp32``, ``fp64``, ``e4m3``, ``e5m2``).
+
+    Raises ``KeyError`` with the list of known names for anything else.
+    """
+    try:
+        return FORMATS[name.lower()]
+    except KeyError:
+        known = ", ".join(FORMATS)
+        raise KeyError(f"unknown format {name!r} (known: {known})") from None
+
+
+def accumulator_for(fmt: Format) -> Format:
+    """The wider accumulator of the ``wide`` method: FP32 below FP32, else FP64."""
+    return FP32 if fmt.bits < 32 else FP64

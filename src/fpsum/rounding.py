@@ -1,0 +1,152 @@
+"""Rounding to a format: exactly (the reference) and fast (the dtype casts).
+
+Two routes to the same answer.  :func:`round_exact` works on exact rationals
+and is slow and obviously right; it is the oracle the tests hold NumPy's and
+ml_dtypes' arithmetic to.  :func:`to_format` rounds float64 arrays with dtype
+casts and is what the model uses at speed.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+
+from .formats import Format
+
+Mode = Literal["nearest", "stochastic"]
+
+
+def _round_half_even(q: Fraction) -> int:
+    """Nearest integer to ``q``; an exact half goes to the even neighbour."""
+    floor = q.numerator // q.denominator
+    rest = q - floor
+    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and floor % 2 == 1):
+        return floor + 1
+    return floor
+
+
+def _quantum(magnitude: Fraction, fmt: Format) -> Fraction:
+    """Spacing of ``fmt`` in the binade of ``magnitude`` (> 0), subnormals included."""
+    exponent = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    # bit_length difference is floor(log2) or one more; correct it exactly.
+    if Fraction(2) ** exponent > magnitude:
+        exponent -= 1
+    exponent = max(exponent, fmt.emin)
+    return Fraction(2) ** (exponent - fmt.precision + 1)
+
+
+def _overflowed(fmt: Format, negative: bool) -> float:
+    if fmt.overflow == "nan":
+        return math.nan
+    return -math.inf if negative else math.inf
+
+
+def round_exact(
+    value: Fraction | int | float,
+    fmt: Format,
+    mode: Mode = "nearest",
+    uniform: float | None = None,
+) -> float:
+    """Round an exact value to ``fmt`` and return it as a Python float.
+
+    ``mode="nearest"`` rounds to nearest with ties to even, then overflows
+    as the format does: a result beyond ``fmt.max_finite`` becomes +-inf, or
+    NaN for E4M3.  (The IEEE threshold falls out of that: values from
+    ``max_finite + ulp/2`` up round to the next power of two, which is beyond
+    the format.)  ``mode="stochastic"`` rounds up with probability equal to the
+    fraction of the gap that ``value`` has covered; ``uniform`` is the draw in
+    [0, 1) that decides it (required in that mode), so the caller owns the
+    random stream.  Values already in the format are returned unchanged.
+
+    A float argument may be +-inf or NaN, which pass through (an infinity
+    becomes NaN in E4M3).  A result that rounds to zero keeps the sign of
+    ``value``: -0.0 for a negative underflow; ``-0.0`` itself stays -0.0.
+    """
+    if isinstance(value, float):
+        if math.isnan(value):
+            return math.nan
+        if math.isinf(value):
+            return _overflowed(fmt, value < 0)
+        if value == 0:
+            return value
+    exact = Fraction(value)
+    if exact == 0:
+        return 0.0
+    negative = exact < 0
+    magnitude = -exact if negative else exact
+    quantum = _quantum(magnitude, fmt)
+    steps = magnitude / quantum
+    if mode == "nearest":
+        count = _round_half_even(steps)
+    elif mode == "stochastic":
+        if uniform is None or not 0.0 <= uniform < 1.0:
+            raise ValueError("stochastic rounding needs a uniform draw in [0, 1)")
+        low = steps.numerator // steps.denominator
+        count = low + 1 if Fraction(uniform) < steps - low else low
+    else:
+        raise ValueError(f"unknown rounding mode {mode!r}")
+    rounded = count * quantum
+    if rounded > Fraction(fmt.max_finite):
+        return _overflowed(fmt, negative)
+    result = float(rounded)
+    if result == 0:
+        return -0.0 if negative else 0.0
+    return -result if negative else result
+
+
+def add_exact(a: float, b: float, fmt: Format) -> float:
+    """``a + b`` rounded once to ``fmt`` (nearest, ties to even), computed exactly.
+
+    IEEE rules for the special cases: NaN in, NaN out; inf + -inf is NaN;
+    an infinite operand passes through (NaN in E4M3); an exact zero sum is
+    +0.0 unless both operands are -0.0.
+    """
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if math.isinf(a) or math.isinf(b):
+        if math.isinf(a) and math.isinf(b) and (a > 0) != (b > 0):
+            return math.nan
+        return _overflowed(fmt, (a if math.isinf(a) else b) < 0)
+    total = Fraction(a) + Fraction(b)
+    if total == 0:
+        both_negative_zero = math.copysign(1.0, a) < 0 and math.copysign(1.0, b) < 0
+        return -0.0 if both_negative_zero else 0.0
+    return round_exact(total, fmt)
+
+
+def _float32_round_to_odd(values: np.ndarray) -> np.ndarray:
+    """float64 -> float32, rounding any inexact result to the neighbour with an odd last bit.
+
+    Rounding to odd and then to nearest in a format at least two bits
+    narrower is the same as rounding to nearest once, which is why ml_dtypes'
+    own float64 path (nearest to float32, then nearest again) is not used.
+    """
+    nearest = values.astype(np.float32)
+    inexact = np.isfinite(nearest) & (nearest.astype(np.float64) != values)
+    bits = nearest.view(np.uint32)
+    even = (bits & 1) == 0
+    fix = inexact & even
+    if np.any(fix):
+        # Step towards the exact value: the neighbour on the other side is odd.
+        toward = np.where(values > nearest.astype(np.float64), np.inf, -np.inf).astype(np.float32)
+        nearest = np.where(fix, np.nextafter(nearest, toward), nearest)
+    return nearest
+
+
+def to_format(values: np.ndarray | float, fmt: Format) -> np.ndarray:
+    """Round float64 values to ``fmt``, nearest with ties to even, as an array of ``fmt.dtype``.
+
+    Correctly rounded for every format, including the ml_dtypes ones whose
+    own float64 cast rounds twice (through float32).  NaN stays NaN, +-inf and
+    overflow become +-inf (NaN in E4M3), -0.0 stays -0.0.
+    """
+    array = np.asarray(values, dtype=np.float64)
+    if fmt.dtype in (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)):
+        return array.astype(fmt.dtype)
+    # The round-to-odd trick needs float32 finite where float64 is: beyond
+    # float32's range every such format has overflowed anyway.
+    with np.errstate(over="ignore"):
+        return _float32_round_to_odd(array).astype(fmt.dtype)
