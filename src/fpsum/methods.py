@@ -111,7 +111,8 @@ def pairwise_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
         return values[..., 0]
     left = pairwise_split(n)
     with np.errstate(over="ignore", invalid="ignore"):
-        return pairwise_sum(values[..., :left], fmt) + pairwise_sum(values[..., left:], fmt)
+        result: np.ndarray = pairwise_sum(values[..., :left], fmt) + pairwise_sum(values[..., left:], fmt)
+    return result
 # --8<-- [end:pairwise]
 
 

@@ -1,0 +1,43 @@
+# Accumulation error: the two commands are `make site` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
+# Reproducible builds: every date in the site is the last commit's.
+# The end-of-life banners of mkdocs plugins are noise.
+export NO_MKDOCS_2_WARNING := 1
+export DISABLE_MKDOCS_2_WARNING := true
+export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+.PHONY: site serve test bench chromium clean
+
+# The virtual environment, from the pinned lock; fpsum installed editable so
+# `make serve` follows edits to the model.
+$(STAMP): requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -r requirements.lock
+	$(PIP) install --no-deps -e .
+	touch $(STAMP)
+
+site: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+	@echo "Site built into site/. Open site/index.html in a browser (it works from disk), or run 'make serve'."
+
+serve: $(STAMP)
+	$(BIN)/mkdocs serve --livereload
+
+# Debian's chromium for the browser tests (never a browser download of Playwright's own).
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+test: $(STAMP) chromium
+	$(BIN)/mypy
+	$(BIN)/pytest -n 2 --dist loadgroup
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
+clean:
+	rm -rf site .cache

@@ -1,0 +1,88 @@
+"""A content-addressed cache for built figures.
+
+A figure's key is the hash of everything that made it: the model's source,
+the builder's source, its parameters and the versions of the libraries that
+drew it.  The files of a figure are stored under ``.cache/figures/<key>/``;
+the key's ``done`` marker is written last, so a build that fails half way
+leaves nothing that a later build would trust.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Mapping
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE_DIR = REPO / ".cache" / "figures"
+MODEL_DIR = REPO / "src" / "fpsum"
+SCRIPTS_DIR = REPO / "scripts"
+LIBRARIES = ("numpy", "ml_dtypes", "matplotlib")
+
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a figure builder makes: files for the site, and numbers for the pages.
+
+    ``files`` maps a path relative to the site (``figures/x.svg``) to bytes;
+    ``numbers`` maps a token name (``race.fp16.uniform.naive``) to its text.
+    """
+
+    files: dict[str, bytes]
+    numbers: dict[str, str] = field(default_factory=dict)
+
+
+def _sources(paths: list[Path]) -> bytes:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        digest.update(str(path.relative_to(REPO)).encode())
+        digest.update(path.read_bytes())
+    return digest.digest()
+
+
+def environment_fingerprint() -> str:
+    """Python and library versions: a figure drawn by other versions is another figure."""
+    versions = [f"python={platform.python_version()}"]
+    versions += [f"{name}={importlib.metadata.version(name)}" for name in LIBRARIES]
+    return ";".join(versions)
+
+
+def cache_key(name: str, builder_files: list[Path], params: Mapping[str, object]) -> str:
+    """Hash of the model, the builder's files, the parameters and the environment."""
+    digest = hashlib.sha256()
+    digest.update(name.encode())
+    digest.update(_sources(sorted(MODEL_DIR.glob("*.py"))))
+    digest.update(_sources(builder_files))
+    digest.update(repr(sorted(params.items())).encode())
+    digest.update(environment_fingerprint().encode())
+    return digest.hexdigest()[:24]
+
+
+def cached(name: str, builder_files: list[Path], params: Mapping[str, object], build: Callable[[], Built]) -> tuple[Built, bool]:
+    """What ``build()`` makes, from the cache when the key matches; also whether it was a hit.
+
+    File names must be relative paths that stay inside the site (no ``..``).
+    """
+    entry = CACHE_DIR / cache_key(name, builder_files, params)
+    marker = entry / "done"
+    if marker.is_file():
+        names = marker.read_text().splitlines()
+        files = {n: (entry / "files" / n).read_bytes() for n in names}
+        numbers = json.loads((entry / "numbers.json").read_text())
+        return Built(files=files, numbers=numbers), True
+    built = build()
+    entry.mkdir(parents=True, exist_ok=True)
+    for rel, data in built.files.items():
+        if rel.startswith("/") or ".." in Path(rel).parts:
+            raise ValueError(f"figure {name!r} wants to write outside the site: {rel!r}")
+        target = entry / "files" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    (entry / "numbers.json").write_text(json.dumps(built.numbers, sort_keys=True, indent=1))
+    marker.write_text("\n".join(sorted(built.files)))  # last: marks the entry complete
+    return built, False

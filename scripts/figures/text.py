@@ -1,0 +1,36 @@
+"""How numbers are written on the site."""
+
+from __future__ import annotations
+
+import math
+
+
+def number(value: float, decimals: int = 3) -> str:
+    """A value for prose: thousands separators, at most ``decimals`` decimals, no trailing zeros.
+
+    Whole numbers print without a decimal point (``2048.0`` -> ``2,048``);
+    negative values use a true minus sign; inf and NaN print as ``∞`` and ``NaN``.
+    """
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "−∞" if value < 0 else "∞"
+    text = f"{abs(value):,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    if text in ("0", ""):
+        return "0"
+    return ("−" if value < 0 else "") + text
+
+
+def significant(value: float, digits: int = 2) -> str:
+    """A small positive quantity to ``digits`` significant digits, without exponent notation.
+
+    ``0.0013``, ``4``, ``0.044``; 0 prints as ``0``.  Meant for errors and
+    bounds between about 1e-9 and 1e6.
+    """
+    if value == 0:
+        return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    decimals = max(digits - 1 - exponent, 0)
+    return f"{value:,.{decimals}f}"
