@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import ml_dtypes
 import numpy as np
 
 import fpsum
@@ -45,7 +46,27 @@ def inputs_to_stall(fmt: fpsum.Format, seed: int) -> int:
     return int(reached[0]) + 1
 
 
+def library_numbers(n: int, seed: int) -> dict[str, str]:
+    """What numpy and ml_dtypes themselves return for n uniform values, computed by running them.
+
+    The page quotes these beside the model: they are the libraries' own
+    reductions, not the model's methods.
+    """
+    drawn = np.random.default_rng(seed).random(n)
+    fp16 = drawn.astype(np.float16)
+    bf16 = drawn.astype(ml_dtypes.bfloat16)
+    return {
+        "library.fp16_sum": number(float(fp16.sum())),
+        "library.fp16_cumsum": number(float(np.cumsum(fp16)[-1])),
+        "library.fp16_exact": number(float(fpsum.exact_sum(fp16))),
+        "library.bf16_sum": number(float(bf16.sum())),
+        "library.bf16_sum_fp32": number(float(bf16.sum(dtype=np.float32))),
+        "library.bf16_exact": number(float(fpsum.exact_sum(bf16))),
+    }
+
+
 def build(params: NumbersParams) -> Built:
+    """The format table, the bounds at ``bound_n`` and the libraries' own sums."""
     numbers: dict[str, str] = {}
     for name in params.formats:
         fmt = fpsum.get_format(name)
@@ -69,4 +90,5 @@ def build(params: NumbersParams) -> Built:
             f"bound.{name}.kahan": significant(2 * u),
             f"bound.{name}.sqrt": significant(math.sqrt(n) * u),
         }
+    numbers |= library_numbers(params.bound_n, seed=0)
     return Built(files={}, numbers=numbers)
