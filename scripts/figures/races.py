@@ -41,9 +41,9 @@ def race_csv(race: fpsum.Race) -> bytes:
     """The sampled running totals: one row per sampled count, exact values as float64 reprs."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["inputs_added", "exact", *fpsum.METHODS])
+    writer.writerow(["inputs_added", "exact", *race.totals])
     for j, step in enumerate(race.steps):
-        row = [repr(float(race.totals[m][j])) for m in fpsum.METHODS]
+        row = [repr(float(values[j])) for values in race.totals.values()]
         writer.writerow([int(step), repr(float(race.exact[j])), *row])
     return out.getvalue().encode()
 
@@ -52,7 +52,7 @@ def race_numbers(race: fpsum.Race, prefix: str) -> dict[str, str]:
     """What the pages quote about a race: final totals, the exact one, the stall, Kahan's distance."""
     fmt = race.fmt
     nearest = float(fpsum.to_format(race.exact_final, fmt))
-    numbers = {f"{prefix}.{m}": number(race.final[m]) for m in fpsum.METHODS}
+    numbers = {f"{prefix}.{m}": number(value) for m, value in race.final.items()}
     stall = race.stalls["naive"]
     kahan_ulps = abs(race.final["kahan"] - race.exact_final) / fmt.ulp(nearest)
     numbers |= {

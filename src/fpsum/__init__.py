@@ -7,7 +7,7 @@ from .exact import exact_running, exact_sum
 from .formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, get_format
 from .inputs import INPUT_KINDS, INPUT_LABELS, InputKind, make_inputs
 from .methods import METHOD_LABELS, METHODS, Method, running_totals, total
-from .race import RACE_N, Race, run_race
+from .race import RACE_METHODS, RACE_N, Race, run_race
 from .rounding import add_exact, round_exact, to_format
 from .sweep import Sweep, log_grid, run_sweep
 
@@ -17,7 +17,7 @@ __all__ = [
     "BF16", "E4M3", "E5M2", "FORMATS", "FP16", "FP32", "FP64", "Format", "get_format",
     "INPUT_KINDS", "INPUT_LABELS", "InputKind", "make_inputs",
     "METHOD_LABELS", "METHODS", "Method", "running_totals", "total",
-    "RACE_N", "Race", "run_race",
+    "RACE_METHODS", "RACE_N", "Race", "run_race",
     "add_exact", "round_exact", "to_format",
     "Sweep", "log_grid", "run_sweep",
     "exact_running", "exact_sum",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -31,6 +30,26 @@ def _lowest_bit_exponent(values: np.ndarray) -> int:
     return int((exponent - 53 + trailing).min())
 
 
+def _big_integer_prefixes(row: np.ndarray, counts: np.ndarray, low: int) -> list[float]:
+    """Prefix sums of one row as Python integers in units of 2**low, rounded once to float64.
+
+    The general path: O(n) integer additions of any size, so no magnitude
+    range is too wide.
+    """
+    mantissa, exponent = np.frexp(row)
+    integers = (mantissa * 2.0**53).astype(np.int64).tolist()
+    shifts = (exponent.astype(np.int64) - 53 - low).tolist()
+    wanted = set(counts.tolist())
+    found: dict[int, float] = {}
+    unit = Fraction(2) ** low
+    total = 0
+    for index, (m, shift) in enumerate(zip(integers, shifts), start=1):
+        total += m << shift
+        if index in wanted:
+            found[index] = float(total * unit)  # Fraction -> float rounds once, to nearest
+    return [found[int(c)] for c in counts]
+
+
 def exact_running(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The exact sum of the first ``at[j]`` inputs, correctly rounded to float64, for each j.
 
@@ -38,8 +57,8 @@ def exact_running(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     ``at`` holds counts from 1 to n.  When every value is an integer multiple
     of a common power of two and the scaled sums fit 62 bits (always for FP16
     and FP8 inputs of moderate length), the running sum is an exact int64
-    cumulative sum; otherwise each prefix goes through ``math.fsum``, which is
-    exact before its one final rounding.  ``ValueError`` for non-finite
+    cumulative sum; otherwise it is a sum of Python integers, exact at any
+    range, in O(n).  ``ValueError`` for non-finite
     values or counts outside 1..n.
     """
     counts = np.asarray(at, dtype=np.int64)
@@ -60,6 +79,5 @@ def exact_running(values: np.ndarray, at: np.ndarray) -> np.ndarray:
         out[:] = np.ldexp(prefix.astype(np.float64), low)
     else:
         for r, row in enumerate(rows):
-            for j, count in enumerate(counts):
-                out[r, j] = math.fsum(row[:count].tolist())
+            out[r] = _big_integer_prefixes(row, counts, low)
     return out.reshape(wide.shape[:-1] + (counts.size,))

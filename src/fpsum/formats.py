@@ -72,6 +72,30 @@ class Format:
         """
         return 2.0 ** self.precision
 
+    @property
+    def overflow_rule(self) -> str:
+        """How a result beyond the largest finite value comes out, in words."""
+        if self.overflow == "nan":
+            return f"NaN (no infinity): anything that rounds above {self.max_finite:g}"
+        return "±inf, from max + ulp/2 up (round to nearest)"
+
+    def describe(self) -> dict[str, object]:
+        """The format as a table row: every defining and derived number, keyed by column name."""
+        return {
+            "name": self.name,
+            "label": self.label,
+            "bits": self.bits,
+            "precision": self.precision,
+            "emin": self.emin,
+            "emax": self.emax,
+            "unit_roundoff": self.unit_roundoff,
+            "max_finite": self.max_finite,
+            "smallest_normal": self.smallest_normal,
+            "smallest_subnormal": self.smallest_subnormal,
+            "stall_point": self.stall_point,
+            "overflow": self.overflow_rule,
+        }
+
     def ulp(self, value: float) -> float:
         """Gap between ``value`` and the next representable value away from 0.
 

@@ -21,15 +21,21 @@ from typing import Callable, Literal, get_args
 import numpy as np
 
 from .formats import Format, accumulator_for
+from .rounding import stochastic_round
 
-Method = Literal["naive", "wide", "kahan", "pairwise"]
+Method = Literal["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic"]
 METHODS: tuple[Method, ...] = get_args(Method)
+DEFAULT_BLOCK = 128
+ROUNDING_STREAM = 0x5352  # keeps stochastic rounding's draws apart from the inputs' stream
 
 METHOD_LABELS: dict[str, str] = {
     "naive": "naive",
     "wide": "FP32 accumulator",
     "kahan": "Kahan",
+    "neumaier": "Neumaier",
     "pairwise": "pairwise",
+    "blocked": "blocked",
+    "stochastic": "stochastic rounding",
     "exact": "exact",
 }
 
@@ -74,7 +80,7 @@ def kahan_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     the result is NaN (inf - inf), as it would be on hardware.
     """
     _check(values, fmt)
-    columns = np.moveaxis(values, -1, 0)  # loop over inputs, vectorised over trials
+    columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))  # loop over inputs, vectorised over trials
     totals = np.empty_like(columns)
     s = np.zeros_like(columns[0])
     c = np.zeros_like(columns[0])
@@ -100,17 +106,21 @@ def pairwise_split(n: int) -> int:
 
 
 def pairwise_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
-    """Recursive pairwise sum along the last axis: (left part) + (right part), rounded.
+    """Pairwise sum along the last axis: (left part) + (right part), each rounded to ``fmt``.
 
-    Straight from the definition; the running version below gets the same
-    numbers for every prefix at once.
+    A power-of-two part is a balanced tree, added one level at a time (pairs,
+    then pairs of pairs); any other ``n`` splits at :func:`pairwise_split`.
+    The running version below gives the same bits for every prefix at once.
     """
     _check(values, fmt)
     n = values.shape[-1]
-    if n == 1:
-        return values[..., 0]
-    left = pairwise_split(n)
     with np.errstate(over="ignore", invalid="ignore"):
+        if n & (n - 1) == 0:
+            level = values
+            while level.shape[-1] > 1:
+                level = level[..., 0::2] + level[..., 1::2]
+            return level[..., 0]
+        left = pairwise_split(n)
         result: np.ndarray = pairwise_sum(values[..., :left], fmt) + pairwise_sum(values[..., left:], fmt)
     return result
 # --8<-- [end:pairwise]
@@ -154,25 +164,110 @@ def pairwise_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     return totals
 
 
+# --8<-- [start:neumaier]
+def neumaier_running(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """Neumaier's improved Kahan-Babuska summation (Neumaier 1974), every operation in ``fmt``.
+
+    Like Kahan's, but the lost low-order part is taken from whichever of
+    ``s`` and ``x`` is smaller in magnitude, so an input larger than the
+    running sum no longer wipes out the correction.  The compensation is
+    added back at the end: entry i is ``fl(s + c)`` after i + 1 inputs.
+    Infinities and NaN propagate into ``c`` and give NaN, as with Kahan.
+    """
+    _check(values, fmt)
+    columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))
+    totals = np.empty_like(columns)
+    s = np.zeros_like(columns[0])
+    c = np.zeros_like(columns[0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i, x in enumerate(columns):
+            t = s + x
+            lost = np.where(np.abs(s) >= np.abs(x), (s - t) + x, (x - t) + s)
+            c = c + lost
+            s = t
+            totals[i] = s + c
+    return np.moveaxis(totals, 0, -1)
+# --8<-- [end:neumaier]
+
+
+def blocked_running(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK) -> np.ndarray:
+    """Naive sums within consecutive blocks of ``block`` inputs, then a naive sum of the block sums.
+
+    Entry i is the blocked sum of the first i + 1 inputs: the running sum of
+    the complete blocks before it plus the partial sum of its own block.
+    ``block`` must be at least 1 (1 and >= n are both plain naive sums).
+    """
+    _check(values, fmt)
+    if block < 1:
+        raise ValueError(f"block size must be at least 1, got {block}")
+    n = values.shape[-1]
+    blocks = -(-n // block)
+    padded = np.zeros(values.shape[:-1] + (blocks * block,), dtype=values.dtype)
+    padded[..., :n] = values
+    with np.errstate(over="ignore", invalid="ignore"):
+        within = np.add.accumulate(padded.reshape(values.shape[:-1] + (blocks, block)), axis=-1)
+        before = np.add.accumulate(within[..., -1], axis=-1)  # sums of complete blocks, naive
+        totals = within.copy()
+        totals[..., 1:, :] = before[..., :-1, np.newaxis] + within[..., 1:, :]
+    return totals.reshape(padded.shape)[..., :n]
+
+
+def stochastic_running(values: np.ndarray, fmt: Format, seed: int = 0) -> np.ndarray:
+    """Naive summation with stochastic rounding: ``s = SR(s + x)``, seeded.
+
+    Each exact sum is rounded up with probability equal to the fraction of
+    the gap it has covered, so the expected result of every addition is
+    exact and small inputs are not all lost: no stall.  One uniform draw per
+    addition, from NumPy's PCG64 stream for ``(ROUNDING_STREAM, seed)``: a
+    stream of its own, because draws equal to the ones that made the inputs
+    (same seed) would be correlated with them and bias every rounding.  See
+    :func:`fpsum.rounding.stochastic_round` for overflow, NaN and -0.
+    """
+    _check(values, fmt)
+    columns = np.ascontiguousarray(np.moveaxis(values, -1, 0)).astype(np.float64)
+    draws = np.random.default_rng([ROUNDING_STREAM, seed]).random(columns.shape)
+    totals = np.empty(columns.shape, dtype=values.dtype)
+    s = np.zeros(columns.shape[1:], dtype=values.dtype)
+    for i, x in enumerate(columns):
+        s = stochastic_round(s.astype(np.float64), x, fmt, draws[i])
+        totals[i] = s
+    return np.moveaxis(totals, 0, -1)
+
+
 RUNNING: dict[Method, Callable[[np.ndarray, Format], np.ndarray]] = {
     "naive": naive_running,
     "wide": wide_running,
     "kahan": kahan_running,
+    "neumaier": neumaier_running,
     "pairwise": pairwise_running,
 }
 
 
-def running_totals(method: Method, values: np.ndarray, fmt: Format) -> np.ndarray:
-    """Running totals of ``method`` (see the module docstring); ``ValueError`` for an unknown method."""
+def running_totals(
+    method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAULT_BLOCK, seed: int = 0
+) -> np.ndarray:
+    """Running totals of ``method`` (see the module docstring).
+
+    ``block`` is used by ``blocked`` only, ``seed`` by ``stochastic`` only.
+    ``ValueError`` for an unknown method or a block size below 1.
+    """
+    if method == "blocked":
+        return blocked_running(values, fmt, block)
+    if method == "stochastic":
+        return stochastic_running(values, fmt, seed)
     try:
         run = RUNNING[method]
     except KeyError:
-        raise ValueError(f"unknown method {method!r} (known: {', '.join(RUNNING)})") from None
+        raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})") from None
     return run(values, fmt)
 
 
-def total(method: Method, values: np.ndarray, fmt: Format) -> np.ndarray:
-    """The final sum of ``method`` over the last axis (shape ``values.shape[:-1]``)."""
+def total(method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAULT_BLOCK, seed: int = 0) -> np.ndarray:
+    """The final sum of ``method`` over the last axis (shape ``values.shape[:-1]``).
+
+    The same value as the last running total; pairwise is computed directly
+    from its tree, which is cheaper than every prefix.
+    """
     if method == "pairwise":
         return pairwise_sum(values, fmt)
-    return running_totals(method, values, fmt)[..., -1]
+    return running_totals(method, values, fmt, block=block, seed=seed)[..., -1]

@@ -9,9 +9,10 @@ import numpy as np
 from .exact import exact_running
 from .formats import Format
 from .inputs import InputKind, make_inputs
-from .methods import METHODS, Method, running_totals
+from .methods import Method, running_totals
 
 RACE_N = 8192
+RACE_METHODS: tuple[Method, ...] = ("naive", "wide", "kahan", "pairwise")
 
 
 @dataclass(frozen=True)
@@ -39,54 +40,58 @@ class Race:
     stalls: dict[Method, int | None]
 
 
-def stall_step(running: np.ndarray, remaining: np.ndarray, fmt: Format) -> int | None:
-    """Count after which ``running`` is frozen although later inputs still matter.
+def frozen_from(running: np.ndarray) -> int | None:
+    """0-based index from which ``running`` keeps its final value, or None if only the last entry has it.
 
-    ``running[i]`` is the total after i + 1 inputs and ``remaining[i]`` the
-    exact sum of the inputs after them.  Returns the 1-based count at which the
-    final value was first reached for good, if what was still to come exceeds
-    one ulp of that value; else ``None`` (no stall, or nothing left to add).
-    NaN or inf totals never count as a stall.
+    NaN and inf totals are never frozen: they are overflow, not a stall.
     """
     last = running[-1]
     if not np.isfinite(last):
         return None
     changed = np.nonzero(running != last)[0]
     first_final = int(changed[-1]) + 1 if changed.size else 0
-    if first_final >= running.size - 1:
-        return None
-    if abs(remaining[first_final]) <= fmt.ulp(float(last)):
-        return None
-    return first_final + 1
+    return first_final if first_final < running.size - 1 else None
 
 
-def run_race(fmt: Format, kind: InputKind, n: int = RACE_N, seed: int = 0, samples: int = 512) -> Race:
-    """Race every method on one seeded input vector of ``n`` values.
+def run_race(
+    fmt: Format,
+    kind: InputKind,
+    n: int = RACE_N,
+    seed: int = 0,
+    samples: int = 512,
+    methods: tuple[Method, ...] = RACE_METHODS,
+) -> Race:
+    """Race ``methods`` on one seeded input vector of ``n`` values.
 
     ``samples`` is how many evenly spaced counts to keep for drawing (the
     exact totals are kept at those counts only).  ``n`` and ``samples`` must
-    be at least 1.
+    be at least 1.  Stochastic rounding uses ``seed`` for its own stream.
     """
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
     values = make_inputs(kind, n, fmt, seed)
-    every = np.arange(1, n + 1)
-    exact_all = exact_running(values, every)
-    remaining = exact_all[-1] - exact_all  # float64: plenty to compare against an ulp
-    runs = {m: running_totals(m, values, fmt).astype(np.float64) for m in METHODS}
-    stalls = {m: stall_step(runs[m], remaining, fmt) for m in METHODS}
+    runs = {m: running_totals(m, values, fmt, seed=seed).astype(np.float64) for m in methods}
+    frozen = {m: frozen_from(runs[m]) for m in methods}
     picked = set(np.unique(np.linspace(1, n, min(samples, n) + 1).round().astype(int)).tolist())
-    picked |= {s for s in stalls.values() if s is not None}
+    picked |= {i + 1 for i in frozen.values() if i is not None}
     steps = np.array(sorted(picked))
+    exact_at = dict(zip(steps.tolist(), exact_running(values, steps).tolist()))
+    exact_final = exact_at[n]
+    # A frozen total is a stall if what was still to come is worth more than an ulp of it.
+    stalls: dict[Method, int | None] = {}
+    for m, index in frozen.items():
+        still_to_come = None if index is None else exact_final - exact_at[index + 1]
+        worth_it = still_to_come is not None and abs(still_to_come) > fmt.ulp(float(runs[m][-1]))
+        stalls[m] = index + 1 if index is not None and worth_it else None
     return Race(
         fmt=fmt,
         kind=kind,
         n=n,
         seed=seed,
         steps=steps,
-        totals={m: runs[m][steps - 1] for m in METHODS},
-        exact=exact_all[steps - 1],
-        final={m: float(runs[m][-1]) for m in METHODS},
-        exact_final=float(exact_all[-1]),
+        totals={m: runs[m][steps - 1] for m in methods},
+        exact=np.array([exact_at[s] for s in steps.tolist()]),
+        final={m: float(runs[m][-1]) for m in methods},
+        exact_final=exact_final,
         stalls=stalls,
     )

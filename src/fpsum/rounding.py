@@ -150,3 +150,49 @@ def to_format(values: np.ndarray | float, fmt: Format) -> np.ndarray:
     # float32's range every such format has overflowed anyway.
     with np.errstate(over="ignore"):
         return _float32_round_to_odd(array).astype(fmt.dtype)
+
+
+def _neighbour(values: np.ndarray, fmt: Format, upward: bool) -> np.ndarray:
+    """The next value of ``fmt`` from ``values`` (arrays of ``fmt.dtype``), up or down.
+
+    Aims at the largest finite value rather than infinity, which E4M3 lacks
+    (its infinity converts to NaN); from the largest value itself it stays put.
+    """
+    limit = fmt.max_finite if upward else -fmt.max_finite
+    toward = np.full(np.shape(values), limit).astype(fmt.dtype)
+    return np.asarray(np.nextafter(values, toward))
+
+
+def stochastic_round(a: np.ndarray, b: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
+    """``a + b`` rounded stochastically to ``fmt``, elementwise; an array of ``fmt.dtype``.
+
+    ``a`` and ``b`` are float64 arrays holding values of ``fmt`` (any format
+    up to FP32, whose sums float64 plus one error term hold exactly);
+    ``draws`` are uniform in [0, 1).  The exact sum v lies between two
+    neighbours d <= v <= u of the format; the result is u when
+    ``draw < (v - d) / (u - d)`` and d otherwise, so its mean is v.  A sum
+    that is representable comes back unchanged.  Beyond the largest finite
+    value the format overflows as with rounding to nearest (inf, or NaN in
+    E4M3); NaN in gives NaN; an exact zero sum is +0.0 (-0.0 if both are -0.0).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        hi = a + b
+        # TwoSum: hi + lo == a + b exactly (Knuth); lo is 0 where hi is not finite.
+        b_virtual = hi - a
+        lo = (a - (hi - b_virtual)) + (b - b_virtual)
+        lo = np.where(np.isfinite(hi), lo, 0.0)
+        nearest = to_format(hi, fmt)
+        near64 = nearest.astype(np.float64)
+        # Where does the exact sum hi + lo sit relative to the candidate?
+        above = np.where(np.isfinite(near64), (near64 - hi) - lo, 0.0)
+        down = np.where(above > 0, _neighbour(nearest, fmt, upward=False), nearest)
+        up = np.where(above < 0, _neighbour(nearest, fmt, upward=True), nearest)
+        down64 = down.astype(np.float64)
+        gap = up.astype(np.float64) - down64
+        covered = np.where(gap > 0, ((hi - down64) + lo) / np.where(gap > 0, gap, 1.0), 0.0)
+        result = np.where(draws < covered, up, down)
+        # Overflow follows the format, whatever the draw.
+        overflowed = np.abs(hi) > fmt.max_finite
+        if np.any(overflowed):
+            result = np.where(overflowed, nearest, result)
+    return np.asarray(result, dtype=fmt.dtype)

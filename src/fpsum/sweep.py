@@ -60,7 +60,7 @@ def run_sweep(
     errors: dict[Method, np.ndarray] = {}
     with np.errstate(invalid="ignore", divide="ignore"):
         for method in methods:
-            computed = running_totals(method, values, fmt)[:, ns - 1].astype(np.float64)
+            computed = running_totals(method, values, fmt, seed=seed)[:, ns - 1].astype(np.float64)
             error = np.abs(computed - exact) / np.abs(exact)
             errors[method] = np.where(np.isfinite(error), error, np.inf)
     return Sweep(fmt=fmt, kind=kind, ns=ns, trials=trials, seed=seed, errors=errors)

@@ -1,0 +1,259 @@
+"""The ``fpsum`` command line: sum your own numbers, run a race, list the formats.
+
+This module is the model's only door to the outside (files, standard input,
+printing); the model itself stays pure.  Every mistake in the input ends in
+one line on standard error, naming what is wrong and where, and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from fractions import Fraction
+from typing import NoReturn, Sequence, TextIO
+
+import numpy as np
+
+from .formats import FORMATS, Format, get_format
+from .inputs import INPUT_KINDS, make_inputs
+from .methods import DEFAULT_BLOCK, METHODS, Method, total
+from .race import run_race
+from .rounding import round_exact
+
+EXIT_USAGE = 2
+MAX_RACE_N = 1 << 26
+
+
+class UsageError(Exception):
+    """Bad input: the message is printed as is, on one line."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but an error is one line and exit status 2, without the usage block."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _format(name: str) -> Format:
+    try:
+        return get_format(name)
+    except KeyError:
+        raise argparse.ArgumentTypeError(f"unknown format {name!r} (choose from {', '.join(FORMATS)})") from None
+
+
+def _method(name: str) -> Method:
+    if name not in METHODS:
+        raise argparse.ArgumentTypeError(f"unknown method {name!r} (choose from {', '.join(METHODS)})")
+    return name
+
+
+def _positive(what: str) -> type[int]:
+    class Positive(int):
+        def __new__(cls, text: str) -> "Positive":
+            try:
+                value = int(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text!r}") from None
+            if value < 1:
+                raise argparse.ArgumentTypeError(f"{what} must be at least 1, got {value}")
+            return super().__new__(cls, value)
+
+    Positive.__name__ = what
+    return Positive
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must not be negative, got {value}")
+    return value
+
+
+def parse_number(token: str) -> Fraction | float:
+    """A decimal number as an exact Fraction; ``inf``, ``-inf``, ``nan`` and ``-0`` as floats.
+
+    ``ValueError`` for anything else.
+    """
+    lowered = token.lower().lstrip("+")
+    if lowered in ("inf", "-inf", "infinity", "-infinity", "nan", "-nan"):
+        return float(lowered)
+    value = Fraction(token)  # decimal, exponent or p/q; exact, never through float64
+    if value == 0 and token.startswith("-"):
+        return -0.0
+    return value
+
+
+def read_numbers(stream: TextIO, source: str) -> list[Fraction | float]:
+    """Every whitespace-separated number in ``stream``; ``UsageError`` names the first bad one."""
+    numbers: list[Fraction | float] = []
+    for line_number, line in enumerate(stream, start=1):
+        for token in line.split():
+            try:
+                numbers.append(parse_number(token))
+            except (ValueError, ZeroDivisionError):
+                raise UsageError(f"{source}: line {line_number}: {token!r} is not a number") from None
+    if not numbers:
+        raise UsageError(f"{source}: no numbers to sum")
+    return numbers
+
+
+def _json_value(value: float) -> float | str:
+    """JSON has no inf or NaN: those become strings; finite floats print as round-trip reprs."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return value
+
+
+def _exact_and_errors(rounded: list[float], result: float) -> tuple[float, float, float]:
+    """Exact sum of the rounded inputs (to float64), and the absolute and relative error of ``result``."""
+    if any(math.isnan(v) for v in rounded):
+        return math.nan, math.nan, math.nan
+    infinities = {v for v in rounded if math.isinf(v)}
+    if infinities:
+        infinite = math.nan if len(infinities) == 2 else infinities.pop()
+        same = result == infinite
+        return infinite, (0.0 if same else math.nan), (0.0 if same else math.nan)
+    exact = sum((Fraction(v) for v in rounded), Fraction(0))
+    if math.isnan(result):
+        return float(exact), math.nan, math.nan
+    if math.isinf(result):
+        return float(exact), math.inf, math.inf
+    error = abs(Fraction(result) - exact)
+    if exact == 0:
+        return 0.0, float(error), 0.0 if error == 0 else math.inf
+    return float(exact), float(error), float(error / abs(exact))
+
+
+def command_sum(args: argparse.Namespace, out: TextIO) -> None:
+    fmt: Format = args.format
+    if args.file in (None, "-"):
+        numbers = read_numbers(sys.stdin, "<stdin>")
+    else:
+        try:
+            with open(args.file, encoding="utf-8") as handle:
+                numbers = read_numbers(handle, args.file)
+        except OSError as error:
+            raise UsageError(f"{args.file}: cannot read: {error.strerror or error}") from None
+        except UnicodeDecodeError:
+            raise UsageError(f"{args.file}: not a text file (UTF-8)") from None
+    rounded = [round_exact(v, fmt) for v in numbers]
+    values = np.array(rounded, dtype=np.float64).astype(fmt.dtype)  # exact: already in the format
+    result = float(total(args.method, values, fmt, block=args.block, seed=args.seed))
+    exact, abs_error, rel_error = _exact_and_errors(rounded, result)
+    report = {
+        "format": fmt.name, "method": args.method, "n": len(rounded),
+        "result": result, "exact": exact, "abs_error": abs_error, "rel_error": rel_error,
+    }
+    if args.json:
+        out.write(json.dumps({k: _json_value(v) if isinstance(v, float) else v for k, v in report.items()}) + "\n")
+        return
+    out.write(f"format     {fmt.label} ({fmt.name})\n")
+    out.write(f"method     {args.method}" + (f" (block {args.block})" if args.method == "blocked" else "") + "\n")
+    out.write(f"n          {len(rounded)}\n")
+    for key in ("result", "exact", "abs_error", "rel_error"):
+        out.write(f"{key.replace('_', ' '):10s} {report[key]!r}\n")
+
+
+def command_race(args: argparse.Namespace, out: TextIO) -> None:
+    fmt: Format = args.format
+    if args.n > MAX_RACE_N:
+        raise UsageError(f"fpsum race: --n {args.n} is more than this command races ({MAX_RACE_N})")
+    race = run_race(fmt, args.inputs, n=args.n, seed=args.seed, samples=2, methods=METHODS)
+    if args.json:
+        out.write(json.dumps({
+            "format": fmt.name, "inputs": args.inputs, "n": args.n, "seed": args.seed,
+            "exact": _json_value(race.exact_final),
+            "final": {m: _json_value(v) for m, v in race.final.items()},
+            "stalled_after": race.stalls,
+        }) + "\n")
+        return
+    out.write(f"{fmt.label}, {args.n} {args.inputs} inputs, seed {args.seed}\n")
+    out.write(f"{'exact':12s} {race.exact_final!r}\n")
+    for method, value in race.final.items():
+        stall = race.stalls[method]
+        note = f"   stalled after {stall} inputs" if stall is not None else ""
+        out.write(f"{method:12s} {value!r}{note}\n")
+
+
+def command_formats(args: argparse.Namespace, out: TextIO) -> None:
+    rows = [fmt.describe() for fmt in FORMATS.values()]
+    if args.json:
+        out.write(json.dumps({"formats": rows}) + "\n")
+        return
+    header = f"{'name':6s} {'bits':>4s} {'p':>3s} {'emin':>6s} {'emax':>5s} {'u':>10s} {'max':>12s} " \
+             f"{'min normal':>11s} {'min subnormal':>13s} {'stall':>9s}  overflow"
+    out.write(header + "\n")
+    for r in rows:
+        out.write(f"{r['name']!s:6s} {r['bits']!s:>4s} {r['precision']!s:>3s} {r['emin']!s:>6s} {r['emax']!s:>5s} "
+                  f"{float(r['unit_roundoff']):>10.3g} {float(r['max_finite']):>12.5g} "  # type: ignore[arg-type]
+                  f"{float(r['smallest_normal']):>11.3g} {float(r['smallest_subnormal']):>13.3g} "  # type: ignore[arg-type]
+                  f"{float(r['stall_point']):>9.0f}  {r['overflow']}\n")  # type: ignore[arg-type]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fpsum", description="Floating-point summation in low precision, bit for bit.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    raw = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks
+
+    summing = commands.add_parser(
+        "sum", help="sum numbers in a format by a method", formatter_class=raw,
+        description="Read decimal numbers (separated by spaces or newlines) from FILE or standard input, "
+                    "round each to the format, sum them by the method, and print the result, the exact sum "
+                    "of the rounded inputs, and the absolute and relative error.",
+        epilog="example:\n  seq 1 5000 | fpsum sum --format fp16 --method naive\n"
+               "  fpsum sum data.txt --format bf16 --method kahan --json")
+    summing.add_argument("file", nargs="?", help="file of numbers (default: standard input, also '-')")
+    summing.add_argument("--format", required=True, type=_format, help=f"one of {', '.join(FORMATS)}")
+    summing.add_argument("--method", required=True, type=_method, help=f"one of {', '.join(METHODS)}")
+    summing.add_argument("--block", type=_positive("block size"), default=DEFAULT_BLOCK,
+                         help=f"block size of the blocked method (default {DEFAULT_BLOCK})")
+    summing.add_argument("--seed", type=_seed, default=0, help="seed of stochastic rounding (default 0)")
+    summing.add_argument("--json", action="store_true", help="print one JSON object")
+    summing.set_defaults(run=command_sum)
+
+    racing = commands.add_parser(
+        "race", help="race every method on seeded inputs", formatter_class=raw,
+        description="Draw N seeded inputs, sum them by every method, and print each final total, "
+                    "the exact total, and where each method stalled.",
+        epilog="example:\n  fpsum race --format fp16 --inputs uniform\n"
+               "  fpsum race --format bf16 --inputs ones --n 1000 --json")
+    racing.add_argument("--format", required=True, type=_format, help=f"one of {', '.join(FORMATS)}")
+    racing.add_argument("--inputs", required=True, choices=INPUT_KINDS, help="kind of inputs")
+    racing.add_argument("--n", type=_positive("n"), default=8192, help="number of inputs (default 8192)")
+    racing.add_argument("--seed", type=_seed, default=0, help="seed of the inputs (default 0)")
+    racing.add_argument("--json", action="store_true", help="print one JSON object")
+    racing.set_defaults(run=command_race)
+
+    listing = commands.add_parser(
+        "formats", help="print the table of formats", formatter_class=raw,
+        description="Print every format: bits, precision p, exponent range, unit roundoff, largest "
+                    "finite value, smallest normal and subnormal, stall point for inputs in [0, 1), "
+                    "and how it overflows.",
+        epilog="example:\n  fpsum formats\n  fpsum formats --json")
+    listing.add_argument("--json", action="store_true", help="print one JSON object")
+    listing.set_defaults(run=command_formats)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the command line; returns the exit status (0, or 2 for bad input)."""
+    stream = out if out is not None else sys.stdout
+    try:
+        args = build_parser().parse_args(argv)
+        args.run(args, stream)
+    except UsageError as error:
+        print(str(error).replace("\n", " "), file=sys.stderr)
+        return EXIT_USAGE
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
