@@ -57,7 +57,8 @@ def round_exact(
     NaN for E4M3.  (The IEEE threshold falls out of that: values from
     ``max_finite + ulp/2`` up round to the next power of two, which is beyond
     the format.)  ``mode="stochastic"`` rounds up with probability equal to the
-    fraction of the gap that ``value`` has covered; ``uniform`` is the draw in
+    fraction of the gap that ``value`` has covered from its lower neighbour
+    ("up" is towards +inf, for either sign); ``uniform`` is the draw in
     [0, 1) that decides it (required in that mode), so the caller owns the
     random stream.  Values already in the format are returned unchanged.
 
@@ -85,7 +86,13 @@ def round_exact(
         if uniform is None or not 0.0 <= uniform < 1.0:
             raise ValueError("stochastic rounding needs a uniform draw in [0, 1)")
         low = steps.numerator // steps.denominator
-        count = low + 1 if Fraction(uniform) < steps - low else low
+        # Up means towards +inf: with probability (v - down) / gap.  For a
+        # negative value that is the smaller magnitude.
+        towards_plus = (steps - low) if not negative else 1 - (steps - low)
+        go_up = Fraction(uniform) < towards_plus
+        count = (low + 1 if go_up else low) if not negative else (low if go_up else low + 1)
+        if steps == low:
+            count = low
     else:
         raise ValueError(f"unknown rounding mode {mode!r}")
     rounded = count * quantum

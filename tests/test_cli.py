@@ -1,0 +1,142 @@
+"""The fpsum command line: results against the model and exact sums, and every error path."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fpsum
+from fpsum.cli import main
+
+
+def run(argv: list[str], stdin: str = "", monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str]:
+    out = io.StringIO()
+    if monkeypatch is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    return main(argv, out=out), out.getvalue()
+
+
+def test_sum_json_matches_the_model_and_the_exact_sum(monkeypatch: pytest.MonkeyPatch) -> None:
+    numbers = [((k * 7919) % 1000) / 997 for k in range(1, 3001)]  # in [0, 1), sum about 1,500
+    text = "\n".join(f"{v:.17g}" for v in numbers)
+    status, out = run(["sum", "--format", "fp16", "--method", "naive", "--json"], text, monkeypatch)
+    assert status == 0
+    report = json.loads(out)
+    assert set(report) == {"format", "method", "n", "result", "exact", "abs_error", "rel_error"}
+    # Independently: round each decimal exactly, sum in float16 one step at a time.
+    rounded = [fpsum.round_exact(Fraction(f"{v:.17g}"), fpsum.FP16) for v in numbers]
+    s = np.float16(rounded[0])
+    for v in rounded[1:]:
+        s = np.float16(s + np.float16(v))
+    exact = sum(map(Fraction, rounded), Fraction(0))
+    assert report["n"] == 3000 and report["result"] == float(s)
+    assert report["exact"] == float(exact)
+    assert report["abs_error"] == float(abs(Fraction(float(s)) - exact))
+    assert report["rel_error"] == pytest.approx(float(abs(Fraction(float(s)) - exact) / exact), rel=1e-15)
+
+
+def test_sum_reads_a_file_and_every_method_runs(tmp_path: Path) -> None:
+    data = tmp_path / "x.txt"
+    data.write_text("1 2 3\n4.5e0  -0.25\n\n7\n")
+    for method in fpsum.METHODS:
+        status, out = run(["sum", str(data), "--format", "bf16", "--method", method, "--json"])
+        assert status == 0
+        assert json.loads(out)["result"] == 17.25, method
+
+
+def test_decimal_inputs_are_rounded_exactly_not_through_float64(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1 + 2**-8 + 2**-60 is just above a BF16 tie: correct rounding goes up; via float64 it would tie to 1."""
+    value = Fraction(1) + Fraction(1, 2**8) + Fraction(1, 2**60)
+    text = f"{value.numerator}/{value.denominator}"
+    status, out = run(["sum", "--format", "bf16", "--method", "naive", "--json"], text, monkeypatch)
+    assert status == 0 and json.loads(out)["result"] == 1 + 2**-7
+
+
+def test_non_finite_values_print_as_strings(monkeypatch: pytest.MonkeyPatch) -> None:
+    status, out = run(["sum", "--format", "fp16", "--method", "naive", "--json"], "60000 60000", monkeypatch)
+    report = json.loads(out)
+    assert status == 0 and report["result"] == "inf" and report["exact"] == 120000.0
+    status, out = run(["sum", "--format", "e4m3", "--method", "naive", "--json"], "300 300", monkeypatch)
+    assert json.loads(out)["result"] == "nan"
+
+
+def test_race_reports_every_method_and_the_fp16_stall() -> None:
+    status, out = run(["race", "--format", "fp16", "--inputs", "uniform", "--json"])
+    report = json.loads(out)
+    assert status == 0
+    assert set(report["final"]) == set(fpsum.METHODS)
+    assert report["final"]["naive"] == 2048.0
+    values = fpsum.make_inputs("uniform", 8192, fpsum.FP16, 0)
+    assert report["exact"] == float(fpsum.exact_sum(values))
+    running = np.add.accumulate(values).astype(float)
+    assert report["stalled_after"]["naive"] == int(np.argmax(running == 2048.0)) + 1
+    assert report["stalled_after"]["kahan"] is None
+
+
+def test_formats_table_lists_every_format() -> None:
+    status, out = run(["formats", "--json"])
+    rows = {r["name"]: r for r in json.loads(out)["formats"]}
+    assert status == 0 and set(rows) == set(fpsum.FORMATS)
+    assert rows["e4m3"]["max_finite"] == 448.0 and "NaN" in rows["e4m3"]["overflow"]
+    status, text = run(["formats"])
+    assert status == 0 and all(name in text for name in fpsum.FORMATS)
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin", "message"),
+    [
+        (["sum", "--format", "fp12", "--method", "naive"], "1", "unknown format 'fp12'"),
+        (["sum", "--format", "fp16", "--method", "fast"], "1", "unknown method 'fast'"),
+        (["sum", "--format", "fp16", "--method", "naive"], "", "no numbers"),
+        (["sum", "--format", "fp16", "--method", "naive"], "1 2\n3 abc\n", "line 2: 'abc' is not a number"),
+        (["sum", "--format", "fp16", "--method", "blocked", "--block", "0"], "1", "block size must be at least 1"),
+        (["sum", "--format", "fp16", "--method", "blocked", "--block", "x"], "1", "block size must be a whole number"),
+        (["sum", "/no/such/file", "--format", "fp16", "--method", "naive"], "", "/no/such/file: cannot read"),
+        (["race", "--format", "fp16", "--inputs", "gaussian"], "", "invalid choice: 'gaussian'"),
+        (["race", "--format", "fp16", "--inputs", "ones", "--n", "0"], "", "n must be at least 1"),
+        (["race", "--format", "fp16", "--inputs", "ones", "--seed", "-3"], "", "seed must not be negative"),
+        ([], "", "required: command"),
+    ],
+)
+def test_bad_input_gives_one_line_and_status_2(
+    argv: list[str], stdin: str, message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out = run(argv, stdin, monkeypatch)
+    err = capsys.readouterr().err
+    assert status == 2 and out == ""
+    assert message in err
+    assert err.count("\n") == 1, err
+
+
+def test_a_directory_is_not_readable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    status, _ = run(["sum", str(tmp_path), "--format", "fp16", "--method", "naive"])
+    assert status == 2 and "cannot read" in capsys.readouterr().err
+
+
+def test_module_entry_point_exits_2_without_a_traceback() -> None:
+    done = subprocess.run([sys.executable, "-m", "fpsum", "sum", "--format", "fp16", "--method", "naive"],
+                          input="1 x\n", capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "<stdin>: line 1: 'x' is not a number"
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", ["sum", "race", "formats"])
+def test_help_says_what_and_gives_an_example(command: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "fpsum", command, "--help"], capture_output=True, text=True)
+    assert done.returncode == 0
+    assert "example:" in done.stdout and f"fpsum {command}" in done.stdout
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "fpsum"
+    done = subprocess.run([str(script), "formats"], capture_output=True, text=True)
+    assert done.returncode == 0 and "e5m2" in done.stdout
