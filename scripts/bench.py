@@ -1,4 +1,4 @@
-"""`make bench`: build times, animation sizes and page weights (a benchmark, not a test).
+"""`make bench`: model throughput, build times, animation sizes and page weights (not a test).
 
 Goals on the 2-core reference machine: a cold build (empty figure cache) in
 at most 15 s, a warm build (nothing changed) in at most 3 s, each race
@@ -7,6 +7,7 @@ animation at most 150 KB.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -15,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".cache" / "figures"
@@ -47,7 +49,42 @@ def page_weight(site: Path, page: Path) -> tuple[int, int]:
     return total, count
 
 
+THROUGHPUT_GOALS = {"naive": 0.5, "pairwise": 0.5, "kahan": 0.1, "neumaier": 0.1}
+
+
+def best_rate(run: Callable[[], object], additions: int, repeats: int = 3) -> float:
+    """Element-additions per second of the fastest of ``repeats`` runs."""
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return additions / best
+
+
+def throughput(trials: int = 64, n: int = 2**16) -> None:
+    """Each method's speed in FP16 and BF16 against numpy's own float16 np.add.accumulate."""
+    import numpy as np
+
+    import fpsum
+
+    additions = trials * n
+    native_input = np.random.default_rng(0).random((trials, n)).astype(np.float16)
+    native = best_rate(lambda: np.add.accumulate(native_input, axis=-1), additions)
+    print(f"\nthroughput, {trials} trials x {n:,} inputs (element-additions per second):")
+    print(f"  numpy np.add.accumulate, float16:  {native / 1e6:8.1f} M/s   (the reference)")
+    for fmt in (fpsum.FP16, fpsum.BF16):
+        values = fpsum.make_inputs("uniform", n, fmt, seed=0, trials=trials)
+        for method in fpsum.METHODS:
+            repeats = 1 if method in ("kahan", "neumaier", "stochastic") else 3
+            rate = best_rate(lambda m=method: fpsum.total(m, values, fmt), additions, repeats)
+            goal = THROUGHPUT_GOALS.get(method)
+            verdict = "" if goal is None else f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}"
+            print(f"  {fmt.label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {verdict}")
+
+
 def main() -> None:
+    throughput()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         shutil.rmtree(CACHE, ignore_errors=True)

@@ -40,6 +40,11 @@ METHOD_LABELS: dict[str, str] = {
 }
 
 
+def _by_input(values: np.ndarray) -> np.ndarray:
+    """Inputs as a contiguous ``(n, trials)`` array: a loop over inputs then works on whole rows."""
+    return np.ascontiguousarray(values.reshape(-1, values.shape[-1]).T)
+
+
 def _check(values: np.ndarray, fmt: Format) -> None:
     if values.dtype != fmt.dtype:
         raise TypeError(f"inputs are {values.dtype}, expected {fmt.dtype} for {fmt.label}")
@@ -175,18 +180,23 @@ def neumaier_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     Infinities and NaN propagate into ``c`` and give NaN, as with Kahan.
     """
     _check(values, fmt)
-    columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))
+    columns = _by_input(values)
+    magnitudes = np.abs(columns)
     totals = np.empty_like(columns)
-    s = np.zeros_like(columns[0])
-    c = np.zeros_like(columns[0])
+    s, c, t, lost = (np.zeros_like(columns[0]) for _ in range(4))
+    s_bigger = np.zeros(columns.shape[1:], dtype=bool)
     with np.errstate(over="ignore", invalid="ignore"):
         for i, x in enumerate(columns):
-            t = s + x
-            lost = np.where(np.abs(s) >= np.abs(x), (s - t) + x, (x - t) + s)
-            c = c + lost
-            s = t
-            totals[i] = s + c
-    return np.moveaxis(totals, 0, -1)
+            np.add(s, x, out=t)
+            np.greater_equal(np.abs(s), magnitudes[i], out=s_bigger)
+            big = np.where(s_bigger, s, x)       # the larger of s and x ...
+            small = np.where(s_bigger, x, s)     # ... and the smaller, whose low bits t lost
+            np.subtract(big, t, out=lost)
+            np.add(lost, small, out=lost)        # exactly what the addition threw away
+            np.add(c, lost, out=c)
+            s, t = t, s
+            np.add(s, c, out=totals[i])
+    return totals.T.reshape(values.shape)
 # --8<-- [end:neumaier]
 
 
