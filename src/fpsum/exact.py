@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
+from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 
@@ -19,47 +22,103 @@ def exact_sum(values: np.ndarray) -> Fraction:
     return sum((Fraction(float(v)) for v in flat), Fraction(0))
 
 
-def _lowest_bit_exponent(values: np.ndarray) -> int:
-    """Exponent of the least significant set bit over all nonzero values (0 if all are zero)."""
-    nonzero = values[values != 0]
-    if nonzero.size == 0:
-        return 0
-    mantissa, exponent = np.frexp(np.abs(nonzero))
-    integer = (mantissa * 2.0**53).astype(np.int64)  # exact: 53-bit significands
-    trailing = np.log2((integer & -integer).astype(np.float64)).astype(np.int64)
-    return int((exponent - 53 + trailing).min())
+def _significand_bits(dtype: np.dtype) -> int:
+    """Significand precision of a float dtype, hidden bit included (53 if unknown)."""
+    try:
+        info: Any = ml_dtypes.finfo(dtype)  # type: ignore[no-untyped-call]
+    except (TypeError, ValueError):
+        return 53
+    return int(info.nmant) + 1
 
 
-def _big_integer_prefixes(row: np.ndarray, counts: np.ndarray, low: int) -> list[float]:
-    """Prefix sums of one row as Python integers in units of 2**low, rounded once to float64.
+def _lowest_bit_exponent(values: np.ndarray, precision: int = 53) -> int:
+    """An exponent e such that every value is an integer multiple of 2**e (0 if all are zero).
 
-    The general path: O(n) integer additions of any size, so no magnitude
-    range is too wide.
+    Values of ``precision`` significant bits are multiples of their ulp, and
+    the smallest magnitude has the smallest ulp: one pass, no per-value work.
     """
-    mantissa, exponent = np.frexp(row)
-    integers = (mantissa * 2.0**53).astype(np.int64).tolist()
-    shifts = (exponent.astype(np.int64) - 53 - low).tolist()
-    wanted = set(counts.tolist())
-    found: dict[int, float] = {}
+    magnitudes = np.abs(values)
+    smallest = float(np.where(magnitudes > 0, magnitudes, np.inf).min()) if values.size else math.inf
+    if not math.isfinite(smallest):
+        return 0
+    return math.frexp(smallest)[1] - precision
+
+
+LIMB_BITS = 31  # int64 cumulative sums of up to 2**32 limbs of 31 bits cannot overflow
+
+
+def _limb(mantissas: np.ndarray, shifts: np.ndarray, index: int) -> np.ndarray:
+    """Bits [31 * index, 31 * (index + 1)) of ``mantissas << shifts``, as int64 (shifts >= 0)."""
+    mask = np.int64((1 << LIMB_BITS) - 1)
+    start = LIMB_BITS * index
+    up = shifts - start  # > 0: the mantissa moves up into this limb
+    down = np.clip(-up, 0, 63)
+    left = np.clip(up, 0, LIMB_BITS)
+    from_below = np.left_shift(np.bitwise_and(mantissas, np.right_shift(mask, left)), left)
+    from_above = np.bitwise_and(np.right_shift(mantissas, down), mask)
+    limb = np.where(up >= 0, from_below, from_above)
+    return np.where((up >= LIMB_BITS) | (-up >= 63), 0, limb)
+
+
+def _multi_limb_prefixes(row: np.ndarray, counts: np.ndarray, low: int) -> list[float]:
+    """Exact prefix sums of one row, in units of 2**low, as int64 sums of 31-bit limbs.
+
+    Every value is an integer multiple of 2**low, split into 31-bit limbs
+    (with its sign); each limb sums exactly in int64, and the limbs are put
+    together in Python integers only at the requested counts, then rounded
+    once to float64.  Any magnitude range works, in O(n) vector operations
+    per limb.
+    """
+    mantissa, exponent = np.frexp(np.abs(row))
+    integers = (mantissa * 2.0**53).astype(np.int64)  # exact: 53-bit significands; 0 stays 0
+    shifts = np.where(integers != 0, exponent.astype(np.int64) - 53 - low, 0)
+    signs = np.sign(row).astype(np.int64)
+    limbs = -(-(int(shifts.max()) + 53) // LIMB_BITS)
+    totals = [0] * counts.size
+    for index in range(limbs):
+        prefix = np.cumsum(signs * _limb(integers, shifts, index))[counts - 1]
+        for j, value in enumerate(prefix.tolist()):
+            totals[j] += value << (LIMB_BITS * index)
     unit = Fraction(2) ** low
-    total = 0
-    for index, (m, shift) in enumerate(zip(integers, shifts), start=1):
-        total += m << shift
-        if index in wanted:
-            found[index] = float(total * unit)  # Fraction -> float rounds once, to nearest
-    return [found[int(c)] for c in counts]
+    return [float(total * unit) for total in totals]  # Fraction -> float rounds once, to nearest
+
+
+def _float_level_prefixes(rows: np.ndarray, counts: np.ndarray, low: int, top: int) -> np.ndarray:
+    """Exact prefix sums of each row by splitting every value into float64 "digits".
+
+    Level k keeps the part of each value that is a multiple of its quantum
+    2**(top - k*B) and at most half the previous quantum; with B = 52 - log2(n)
+    bits per level, the float64 cumulative sum of one level is exact.  The
+    levels are then added with a single rounding (fsum for three or more).
+    """
+    n = rows.shape[-1]
+    bits = 52 - max(int(n - 1).bit_length(), 1)
+    residual = rows.copy()
+    levels = []
+    quantum_exponent = top
+    while quantum_exponent > low:
+        quantum_exponent = max(quantum_exponent - bits, low)
+        quantum = 2.0**quantum_exponent
+        part = np.rint(residual / quantum) * quantum  # exact: power-of-two scaling and rint
+        residual -= part  # exact: a multiple of the old spacing, at most half a quantum
+        levels.append(np.cumsum(part, axis=-1)[:, counts - 1])  # exact: at most 52 bits per level
+    if len(levels) == 1:
+        return levels[0]
+    if len(levels) == 2:
+        return levels[0] + levels[1]  # one rounding of the exact sum
+    stacked = np.stack(levels, axis=-1)
+    return np.array([[math.fsum(v) for v in row] for row in stacked.tolist()])  # exact, then one rounding
 
 
 def exact_running(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     """The exact sum of the first ``at[j]`` inputs, correctly rounded to float64, for each j.
 
     ``values`` has shape ``(..., n)`` (finite values, any float dtype);
-    ``at`` holds counts from 1 to n.  When every value is an integer multiple
-    of a common power of two and the scaled sums fit 62 bits (always for FP16
-    and FP8 inputs of moderate length), the running sum is an exact int64
-    cumulative sum; otherwise it is a sum of Python integers, exact at any
-    range, in O(n).  ``ValueError`` for non-finite
-    values or counts outside 1..n.
+    ``at`` holds counts from 1 to n.  Each value is split into float64
+    "digits" whose cumulative sums are exact (one digit for FP16 inputs of
+    any practical length, two or three for FP32); values near the limits of
+    FP64 go through 31-bit integer limbs instead.  ``ValueError`` for
+    non-finite values or counts outside 1..n.
     """
     counts = np.asarray(at, dtype=np.int64)
     wide = np.asarray(values, dtype=np.float64)
@@ -69,15 +128,11 @@ def exact_running(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(wide)):
         raise ValueError("an exact sum needs finite inputs")
     rows = wide.reshape(-1, n)
-    out = np.empty((rows.shape[0], counts.size))
-    low = _lowest_bit_exponent(rows)
+    low = _lowest_bit_exponent(rows, _significand_bits(np.asarray(values).dtype))
     largest = float(np.abs(rows).max()) if rows.size else 0.0
-    if largest * 2.0 ** -low * n < 2.0**62:
-        scaled = np.ldexp(rows, -low).astype(np.int64)  # exact by the choice of low
-        prefix = np.cumsum(scaled, axis=-1)[:, counts - 1]
-        # int -> float64 rounds once, to nearest: correctly rounded.
-        out[:] = np.ldexp(prefix.astype(np.float64), low)
-    else:
-        for r, row in enumerate(rows):
-            out[r] = _big_integer_prefixes(row, counts, low)
+    top = math.frexp(largest)[1] if largest else low
+    if low > -1000 and top < 1000:
+        out = _float_level_prefixes(rows, counts, low, top)
+    else:  # FP64 values near its limits: integer limbs, slower but unlimited
+        out = np.array([_multi_limb_prefixes(row, counts, low) for row in rows])
     return out.reshape(wide.shape[:-1] + (counts.size,))
