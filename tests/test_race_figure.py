@@ -1,0 +1,458 @@
+"""The animated race figure: well-formed, small, animated, still when asked, scoped, described, reproducible."""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+import pytest
+
+import fpsum
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from figures.race import (  # noqa: E402
+    DURATION_S,
+    INK,
+    LOOKS,
+    SVG_NS,
+    XLINK_NS,
+    format_tick,
+    format_total,
+    palette,
+    race_figure_html,
+    race_svg,
+    ticks,
+)
+
+NS = {"svg": SVG_NS}
+CASES = [(fmt, kind) for fmt in ("fp16", "bf16") for kind in fpsum.INPUT_KINDS]
+MAX_BYTES = 150_000
+CSS_FILE = ROOT / "docs" / "assets" / "stylesheets" / "race.css"
+JS_FILE = ROOT / "docs" / "assets" / "javascripts" / "race.js"
+
+
+@functools.cache
+def race(fmt: str, kind: str) -> fpsum.Race:
+    """One race per case, computed once."""
+    return fpsum.run_race(fpsum.get_format(fmt), cast(fpsum.InputKind, kind))
+
+
+def fid(fmt: str, kind: str) -> str:
+    """The figure id a page would use."""
+    return f"race-{fmt}-{kind}"
+
+
+@functools.cache
+def svg(fmt: str, kind: str, standalone: bool) -> str:
+    """The figure's SVG text, built once per case and variant."""
+    return race_svg(race(fmt, kind), fid(fmt, kind), standalone)
+
+
+def parse(text: str) -> ET.Element:
+    """The SVG's root element (the XML declaration, if any, is fine for ElementTree)."""
+    return ET.fromstring(text.encode())
+
+
+def style_text(root: ET.Element) -> str:
+    """All the text of the SVG's <style> elements."""
+    return "".join(s.text or "" for s in root.iter(f"{{{SVG_NS}}}style"))
+
+
+def selectors(sheet: str) -> list[str]:
+    """Every selector of every rule, inside at-rules too (innermost ``prelude { declarations }`` blocks)."""
+    found = []
+    for prelude in re.findall(r"([^{}]*)\{[^{}]*\}", sheet):
+        found += [s.strip() for s in prelude.split(",")]
+    return found
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two #rrggbb colours."""
+
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def seconds(value: str) -> float:
+    """A SMIL clock value in seconds (``10s``, ``600ms``)."""
+    match = re.fullmatch(r"([\d.]+)(ms|s)", value)
+    assert match, f"unexpected clock value {value!r}"
+    return float(match[1]) / (1000 if match[2] == "ms" else 1)
+
+
+# ---------------------------------------------------------------- the SVG
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_well_formed_and_small(fmt: str, kind: str, standalone: bool) -> None:
+    text = svg(fmt, kind, standalone)
+    root = parse(text)
+    assert root.tag == f"{{{SVG_NS}}}svg"
+    assert len(text.encode()) <= MAX_BYTES
+    assert len(race_figure_html(race(fmt, kind), fid(fmt, kind)).encode()) <= MAX_BYTES
+
+
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_reveal_is_smil_of_about_ten_seconds(fmt: str, kind: str) -> None:
+    root = parse(svg(fmt, kind, False))
+    clocks = [a for a in root.iter(f"{{{SVG_NS}}}animate") if "data-race-clock" in a.attrib]
+    assert len(clocks) == 1
+    clock = clocks[0]
+    assert clock.get("attributeName") == "width"
+    assert 8 <= seconds(clock.get("dur", "")) <= 12
+    assert clock.get("begin") == "0s" and clock.get("fill") == "freeze"
+
+
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_readout_frames_step_through_the_race(fmt: str, kind: str) -> None:
+    root = parse(svg(fmt, kind, False))
+    stepped = [a for a in root.iter(f"{{{SVG_NS}}}animateTransform") if a.get("calcMode") == "discrete"]
+    assert len(stepped) == 2  # the wide and the narrow layout's readouts
+    for animation in stepped:
+        values = animation.get("values", "").split(";")
+        times = [float(t) for t in animation.get("keyTimes", "").split(";")]
+        assert len(values) == len(times) > 40
+        assert times[0] == 0 and times[-1] == 1 and times == sorted(times)
+        assert seconds(animation.get("dur", "")) == DURATION_S
+    counts = [t.text for t in root.iter(f"{{{SVG_NS}}}tspan") if t.get("class") == "fin"]
+    assert f"{race(fmt, kind).n:,}" in counts
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_reduced_motion_and_print_show_the_still_final_frame(fmt: str, kind: str, standalone: bool) -> None:
+    root = parse(svg(fmt, kind, standalone))
+    sheet = style_text(root)
+    for query in ("@media (prefers-reduced-motion:reduce)", "@media print"):
+        block = sheet.split(query, 1)[1].split("}}", 1)[0] + "}"
+        assert ".anim{display:none}" in block and ".still{display:inline}" in block
+        assert ".lines{clip-path:none}" in block
+    still = [g for g in root.iter(f"{{{SVG_NS}}}g") if g.get("class") == "still"]
+    assert still
+    final_texts = " ".join("".join(g.itertext()) for g in still)
+    r = race(fmt, kind)
+    for method, value in r.final.items():
+        assert format_total(value) in final_texts, method
+    assert not any(a.tag.endswith(("animate", "set", "animateTransform")) for g in still for a in g.iter())
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_ids_are_prefixed_and_references_resolve(fmt: str, kind: str, standalone: bool) -> None:
+    text = svg(fmt, kind, standalone)
+    root = parse(text)
+    prefix = fid(fmt, kind) + "-"
+    ids = [e.get("id") for e in root.iter() if e.get("id")]
+    assert ids and all(i.startswith(prefix) for i in ids if i), ids
+    assert len(ids) == len(set(ids))
+    wanted = set(re.findall(r'url\(#([^)]+)\)', text)) | set(re.findall(r'href="#([^"]+)"', text))
+    wanted |= set(root.get("aria-labelledby", "").split())
+    assert wanted and wanted <= set(ids)
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_every_style_selector_is_scoped(fmt: str, kind: str, standalone: bool) -> None:
+    root = parse(svg(fmt, kind, standalone))
+    found = selectors(style_text(root))
+    assert len(found) > 10
+    scope = f"#{fid(fmt, kind)}-svg"
+    assert root.get("id") == scope[1:]
+    bad = [s for s in found if not (s == scope or s.startswith(scope + " "))]
+    assert not bad
+
+
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_title_and_desc_say_what_every_method_ends_at(fmt: str, kind: str) -> None:
+    r = race(fmt, kind)
+    root = parse(svg(fmt, kind, False))
+    assert root.get("role") == "img"
+    title = root.find("svg:title", NS)
+    desc = root.find("svg:desc", NS)
+    assert title is not None and desc is not None
+    assert root.get("aria-labelledby") == f"{title.get('id')} {desc.get('id')}"
+    text = f"{title.text} {desc.text}"
+    assert r.fmt.label in text and f"{r.n:,}" in text
+    for method, value in r.final.items():
+        assert format_total(value) in (desc.text or ""), method
+        assert fpsum.METHOD_LABELS[method] in (desc.text or "")
+        stall = r.stalls[method]
+        if stall is not None:
+            assert f"after {stall:,} inputs" in (desc.text or "")
+    assert f"exact total is {format_total(r.exact_final)}" in (desc.text or "")
+
+
+def test_desc_of_fp16_uniform_reads_as_a_sentence() -> None:
+    r = race("fp16", "uniform")
+    desc = parse(svg("fp16", "uniform", False)).find("svg:desc", NS)
+    assert desc is not None
+    stall = r.stalls["naive"]
+    assert stall is not None
+    assert desc.text == (
+        f"FP16, {r.n:,} uniform inputs in [0, 1): the naive sum stalls at 2,048 after {stall:,} inputs; "
+        f"FP32 accumulator ends at {format_total(r.final['wide'])}, Kahan at {format_total(r.final['kahan'])}, "
+        f"pairwise at {format_total(r.final['pairwise'])}; the exact total is {format_total(r.exact_final)}."
+    )
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_no_urls_but_the_namespaces(fmt: str, kind: str, standalone: bool) -> None:
+    urls = set(re.findall(r"https?://[^\s\"'<>)]*", svg(fmt, kind, standalone)))
+    assert urls <= {SVG_NS, XLINK_NS}
+    assert XLINK_NS in urls  # <use> refers with xlink:href, inline too (see race_svg)
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+def test_output_is_deterministic(standalone: bool) -> None:
+    fresh = fpsum.run_race(fpsum.FP16, "uniform")
+    assert race_svg(fresh, "a", standalone) == race_svg(fresh, "a", standalone)
+    assert race_svg(fresh, "a", standalone) == race_svg(race("fp16", "uniform"), "a", standalone)
+    assert race_figure_html(fresh, "a") == race_figure_html(race("fp16", "uniform"), "a")
+
+
+def texts(root: ET.Element) -> str:
+    """Every text node of the drawing (not the title or desc), joined."""
+    return " ".join(
+        "".join(t.itertext()) for t in root.iter(f"{{{SVG_NS}}}text")
+    )
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+def test_stall_level_is_marked_where_a_sum_stalls(standalone: bool) -> None:
+    drawn = texts(parse(svg("fp16", "uniform", standalone)))
+    assert "FP16 stalls at 2,048:" in drawn and "the ulp there is 2" in drawn
+    assert "BF16 stalls at 256:" in texts(parse(svg("bf16", "ones", standalone)))
+
+
+def test_no_stall_mark_where_nothing_gets_there() -> None:
+    root = parse(svg("fp16", "normal", False))
+    assert "stalls at" not in texts(root)
+    assert "stroke-dasharray:6 4" not in svg("fp16", "normal", False)
+    assert "stroke-dasharray:6 4" in svg("fp16", "uniform", False)
+
+
+def test_axes_have_ticks_with_thousands_separators() -> None:
+    drawn = texts(parse(svg("fp16", "ones", False)))
+    for label in ("0", "2,000", "4,000", "6,000", "8,000", "running total", "inputs added"):
+        assert label in drawn
+
+
+def test_every_method_has_its_own_dash_or_marker_and_a_legend_entry() -> None:
+    patterns = {(look.dash, look.width, look.marker) for look in LOOKS.values()}
+    assert len(patterns) == len(LOOKS)
+    assert len({look.marker for look in LOOKS.values()}) == len(LOOKS)
+    drawn = texts(parse(svg("bf16", "uniform", True)))
+    for name in LOOKS:
+        assert fpsum.METHOD_LABELS[name] in drawn
+
+
+def test_text_is_at_least_14_units() -> None:
+    sizes = re.findall(r"font-size:([\d.]+)px", svg("fp16", "uniform", False))
+    assert sizes and min(float(s) for s in sizes) >= 14
+
+
+# ---------------------------------------------------------------- numbers
+
+
+@pytest.mark.parametrize(("value", "text"), [
+    (4078.0, "4,078"),
+    (4078.14208984375, "4,078.142"),
+    (2048.0, "2,048"),
+    (-110.625, "\u2212110.625"),
+    (14.9765625, "14.977"),
+    (-0.0, "0"),
+    (0.0004, "0"),
+    (math.nan, "NaN"),
+    (-math.inf, "\u2212\u221e"),
+])
+def test_format_total(value: float, text: str) -> None:
+    assert format_total(value) == text
+
+
+def test_nice_ticks() -> None:
+    assert ticks(0, 8192) == [0, 2000, 4000, 6000, 8000]
+    assert ticks(0, 4282) == [0, 1000, 2000, 3000, 4000]
+    assert ticks(-117.1, 24.8) == [-100, -75, -50, -25, 0]
+    assert format_tick(-75.0, 25.0) == "\u221275"
+    assert format_tick(2000.0, 2000.0) == "2,000"
+    assert format_tick(0.5, 0.25) == "0.50"
+
+
+# ---------------------------------------------------------------- colours, the page's CSS and JS
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_colours_meet_wcag_aa(scheme: str) -> None:
+    colours = palette(scheme)
+    bg = colours["bg"]
+    for name in ("text", "muted"):
+        assert contrast(colours[name], bg) >= 4.5, name
+    for name in [*LOOKS, "axis"]:
+        assert contrast(colours[name], bg) >= 3.0, name
+
+
+def test_race_css_sets_the_same_palettes() -> None:
+    css = CSS_FILE.read_text()
+    for scheme, selector in (("light", '[data-md-color-scheme="default"]'), ("dark", '[data-md-color-scheme="slate"]')):
+        block = css.split(selector + " {", 1)[1].split("}", 1)[0]
+        declared = dict(re.findall(r"--race-([a-z]+):\s*(#[0-9a-f]{6})", block))
+        assert declared == palette(scheme)
+    assert set(palette("light")) == set(LOOKS) | set(INK)
+
+
+def test_race_css_keeps_hidden_buttons_hidden_and_is_a_container() -> None:
+    css = CSS_FILE.read_text()
+    assert re.search(r"\.race__button\[hidden\]\s*\{\s*display:\s*none", css)
+    assert re.search(r"\.race\s*\{[^}]*container:\s*race\s*/\s*inline-size", css)
+    assert ":focus-visible" in css
+
+
+def test_html_fragment_contract() -> None:
+    html = race_figure_html(race("fp16", "uniform"), "fp16-uniform")
+    assert html.startswith('<div class="race" id="fp16-uniform" data-race-duration="10">')
+    assert "\n\n" not in html  # one raw HTML block for Markdown
+    buttons = re.findall(r"<button [^>]*>[^<]*</button>", html)
+    assert len(buttons) == 2
+    for button, action, label in zip(buttons, ("pause", "restart"), ("Pause", "Restart")):
+        assert 'type="button"' in button and " hidden" in button
+        assert f'data-race-action="{action}"' in button and button.endswith(f">{label}</button>")
+    assert html.count('id="fp16-uniform-svg"') == 1
+
+
+def test_race_js_wires_what_the_html_promises() -> None:
+    js = JS_FILE.read_text()
+    for needed in ("document$", "DOMContentLoaded", "pauseAnimations", "unpauseAnimations", "setCurrentTime",
+                   ".tabbed-set", 'data-race-action', '"pause"', '"restart"', "data-race-duration",
+                   "data-race-clock", "prefers-reduced-motion"):
+        assert needed in js, needed
+    node = shutil.which("node")
+    if node:
+        subprocess.run([node, "--check", str(JS_FILE)], check=True)
+
+
+# ---------------------------------------------------------------- in a browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's chromium through playwright; skipped where either is missing."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    executable = shutil.which("chromium")
+    if executable is None:
+        pytest.skip("no chromium")
+    with playwright.sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+def page_html() -> str:
+    """Two races, one of them in the second of two content tabs, with race.css and race.js."""
+    first = race_figure_html(race("fp16", "uniform"), "one")
+    second = race_figure_html(race("bf16", "ones"), "two")
+    return (
+        f"<!doctype html><html><head><style>{CSS_FILE.read_text()}</style></head>"
+        f'<body data-md-color-scheme="default">{first}'
+        '<div class="tabbed-set tabbed-alternate">'
+        '<input type="radio" name="t" id="t1" checked><input type="radio" name="t" id="t2">'
+        '<div class="tabbed-labels"><label for="t1">A</label><label for="t2">B</label></div>'
+        '<div class="tabbed-content"><div class="tabbed-block"><p>A</p></div>'
+        f'<div class="tabbed-block" style="display:none">{second}</div></div></div>'
+        f"<script>{JS_FILE.read_text()}</script></body></html>"
+    )
+
+
+def test_buttons_pause_play_and_restart(browser: Browser, tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(page_html())
+    page = browser.new_page(viewport={"width": 900, "height": 800})
+    page.goto(path.as_uri())
+    toggle = page.locator('#one [data-race-action="pause"]')
+    assert toggle.is_visible() and toggle.text_content() == "Pause"
+    page.wait_for_timeout(600)
+    clock = "document.querySelector('#one svg').getCurrentTime()"
+    assert page.evaluate(clock) > 0.3
+    toggle.click()
+    assert toggle.text_content() == "Play"
+    held = page.evaluate(clock)
+    page.wait_for_timeout(300)
+    assert page.evaluate(clock) == held
+    page.locator('#one [data-race-action="restart"]').click()
+    assert page.evaluate(clock) < 0.2 and toggle.text_content() == "Pause"
+    page.evaluate("document.querySelector('#two').closest('.tabbed-block').style.display = ''")
+    page.evaluate("document.querySelector('#two svg').setCurrentTime(5)")
+    page.locator("#t2").check()
+    assert page.evaluate("document.querySelector('#two svg').getCurrentTime()") < 0.5
+    assert page.evaluate("getComputedStyle(document.querySelector('#one-svg .narrow')).display") == "none"
+
+
+def test_reduced_motion_shows_the_final_frame_without_buttons(browser: Browser, tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(page_html())
+    page = browser.new_page(viewport={"width": 900, "height": 800}, reduced_motion="reduce")
+    page.goto(path.as_uri())
+    assert page.locator('#one [data-race-action="pause"]').is_hidden()
+    shown = "(s) => getComputedStyle(document.querySelector(s)).display"
+    assert page.evaluate(shown, "#one-svg .wide .anim") == "none"
+    assert page.evaluate(shown, "#one-svg .wide .still") != "none"
+
+
+def test_narrow_figure_switches_to_the_phone_layout(browser: Browser, tmp_path: Path) -> None:
+    path = tmp_path / "page.html"
+    path.write_text(page_html())
+    page = browser.new_page(viewport={"width": 360, "height": 800})
+    page.goto(path.as_uri())
+    shown = "(s) => getComputedStyle(document.querySelector(s)).display"
+    assert page.evaluate(shown, "#one-svg .wide") == "none"
+    assert page.evaluate(shown, "#one-svg .narrow") != "none"
+    box = page.locator("#one svg").bounding_box()
+    assert box is not None and box["height"] > box["width"]
+
+
+def test_instant_navigation_sets_up_each_new_page(browser: Browser, tmp_path: Path) -> None:
+    """mkdocs-material swaps the page content and emits on ``document$``: the new figure gets working buttons."""
+    path = tmp_path / "page.html"
+    stub = "<script>var document$ = {subscribe: function (f) { window.emitPage = f; f(); }};</script>"
+    path.write_text(page_html().replace("<script>", stub + "<script>", 1))
+    page = browser.new_page(viewport={"width": 900, "height": 800})
+    page.goto(path.as_uri())
+    fresh = race_figure_html(race("fp16", "normal"), "three")
+    page.evaluate("(html) => { document.body.innerHTML = html; window.emitPage(); }", fresh)
+    toggle = page.locator('#three [data-race-action="pause"]')
+    assert toggle.is_visible()
+    toggle.click()
+    assert toggle.text_content() == "Play"
+    assert page.evaluate("document.querySelector('#three svg').animationsPaused()")
+
+
+def test_main_writes_the_six_standalone_files_once(tmp_path: Path) -> None:
+    from figures.race import main
+
+    assert main([str(tmp_path)]) == 0
+    written = sorted(p.name for p in tmp_path.glob("*.svg"))
+    assert written == sorted(f"race-{fmt}-{kind}.svg" for fmt, kind in CASES)
+    stamps = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("*.svg")}
+    main([str(tmp_path)])
+    assert stamps == {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("*.svg")}
+    assert (tmp_path / "race-fp16-uniform.svg").read_text(encoding="utf-8") == svg("fp16", "uniform", True).replace(
+        fid("fp16", "uniform"), "race-fp16-uniform")
