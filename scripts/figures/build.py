@@ -67,7 +67,7 @@ def build_all(specs: list[FigureSpec] | None = None) -> tuple[dict[str, bytes], 
             built, hit = cached(spec.name, spec.sources + SHARED, params, lambda s=spec: s.build(s.params))
         except Exception as error:  # re-raised with the figure's name and builder in front
             where = ", ".join(str(p.relative_to(SCRIPTS_DIR.parent)) for p in spec.sources)
-            raise FigureError(f"figure {spec.name!r} ({where}) failed: {type(error).__name__}: {error}") from error
+            raise FigureError(f"figure {spec.name!r} ({where}) failed: {error}") from error
         if not hit:
             rebuilt.append(spec.name)
         for path, data in built.files.items():
