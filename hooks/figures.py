@@ -7,7 +7,8 @@ mkdocs-gen-files) write.  A paragraph holding only ``{{ figure NAME }}``
 becomes the figure's HTML, from the fragment ``_fragments/NAME.html`` the
 scripts wrote; fragments are consumed here and not published as files.
 Relative links inside a fragment are written from the site root as
-``@root@/...`` and rewritten for the page that shows it.
+``@root@/...`` and rewritten for the page that shows it; ``@number@`` becomes
+the figure's (or table's) number on that page.
 
 An unknown token or figure stops the build with the page's name.
 """
@@ -28,6 +29,7 @@ FRAGMENT_DIR = "_fragments/"
 NUMBER_TOKEN = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
 FIGURE_PARAGRAPH = re.compile(r"<p>\s*\{\{\s*figure\s+([a-z0-9-]+)\s*\}\}\s*</p>")
 ANY_TOKEN = re.compile(r"\{\{.*?\}\}")
+KIND = re.compile(r'data-kind="(\w+)"')
 
 _numbers: dict[str, str] = {}
 _fragments: dict[str, str] = {}
@@ -69,12 +71,17 @@ def _root_prefix(page: Page) -> str:
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Replace figure paragraphs with their HTML; any token left over is an error."""
     root = _root_prefix(page)
+    counters: dict[str, int] = {}
 
     def figure(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in _fragments:
             raise PluginError(f"{page.file.src_uri}: unknown figure {name!r} (known: {', '.join(sorted(_fragments))})")
-        return _fragments[name].replace("@root@/", root)
+        fragment = _fragments[name]
+        kind = KIND.search(fragment)
+        label = kind.group(1) if kind else "Figure"
+        counters[label] = counters.get(label, 0) + 1  # figures and tables count separately, per page
+        return fragment.replace("@root@/", root).replace("@number@", str(counters[label]))
 
     html = FIGURE_PARAGRAPH.sub(figure, html)
     leftover = ANY_TOKEN.search(html)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import sys
 import time
-import traceback
 from pathlib import Path
 
 import mkdocs_gen_files
@@ -30,27 +29,23 @@ def _fresh_imports() -> None:
         sys.path.insert(0, str(SCRIPTS))
 
 
-def where(error: BaseException) -> str:
-    """``path:line`` of the deepest frame inside the repository (or of a syntax error)."""
-    if isinstance(error, SyntaxError) and error.filename:
-        return f"{Path(error.filename).resolve().relative_to(REPO)}:{error.lineno}"
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.startswith(str(REPO))]
-    if not frames:
-        return "?"
-    last = frames[-1]
-    return f"{Path(last.filename).relative_to(REPO)}:{last.lineno}"
-
-
 def main() -> None:
     start = time.perf_counter()
     _fresh_imports()
-    try:
-        from figures.build import build_all
+    from figures.errors import located  # stdlib only: imports even when the model is broken
 
+    try:
+        from figures.build import FigureError, build_all
+    except Exception as error:  # the model or a builder does not even import
+        raise PluginError(f"the figure scripts do not import: {type(error).__name__}: {error} "
+                          f"[at {located(error)}]") from None
+    try:
         files, _, rebuilt = build_all()
-    except Exception as error:  # one line, not a traceback: the build cannot be right
-        cause = error.__cause__ or error
-        raise PluginError(f"{error} [{type(cause).__name__} at {where(cause)}]") from None
+    except FigureError as error:  # one line, not a traceback: the build cannot be right
+        raise PluginError(str(error)) from None
+    except Exception as error:
+        raise PluginError(f"building the figures failed: {type(error).__name__}: {error} "
+                          f"[at {located(error)}]") from None
     for path, data in sorted(files.items()):
         with mkdocs_gen_files.open(path, "wb") as handle:
             handle.write(data)

@@ -15,7 +15,7 @@ import json
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Mapping
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE_DIR = REPO / ".cache" / "figures"
@@ -63,19 +63,24 @@ def cache_key(name: str, builder_files: list[Path], params: Mapping[str, object]
     return digest.hexdigest()[:24]
 
 
-def cached(name: str, builder_files: list[Path], params: Mapping[str, object], build: Callable[[], Built]) -> tuple[Built, bool]:
-    """What ``build()`` makes, from the cache when the key matches; also whether it was a hit.
+def lookup(key: str) -> Built | None:
+    """The cached outputs under ``key``, or None if there is no complete entry."""
+    entry = CACHE_DIR / key
+    marker = entry / "done"
+    if not marker.is_file():
+        return None
+    names = marker.read_text().splitlines()
+    files = {n: (entry / "files" / n).read_bytes() for n in names if n}
+    numbers = json.loads((entry / "numbers.json").read_text())
+    return Built(files=files, numbers=numbers)
+
+
+def store(key: str, name: str, built: Built) -> None:
+    """Write an entry; its ``done`` marker last, so a half-written entry is never trusted.
 
     File names must be relative paths that stay inside the site (no ``..``).
     """
-    entry = CACHE_DIR / cache_key(name, builder_files, params)
-    marker = entry / "done"
-    if marker.is_file():
-        names = marker.read_text().splitlines()
-        files = {n: (entry / "files" / n).read_bytes() for n in names}
-        numbers = json.loads((entry / "numbers.json").read_text())
-        return Built(files=files, numbers=numbers), True
-    built = build()
+    entry = CACHE_DIR / key
     entry.mkdir(parents=True, exist_ok=True)
     for rel, data in built.files.items():
         if rel.startswith("/") or ".." in Path(rel).parts:
@@ -84,5 +89,4 @@ def cached(name: str, builder_files: list[Path], params: Mapping[str, object], b
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     (entry / "numbers.json").write_text(json.dumps(built.numbers, sort_keys=True, indent=1))
-    marker.write_text("\n".join(sorted(built.files)))  # last: marks the entry complete
-    return built, False
+    (entry / "done").write_text("\n".join(sorted(built.files)))

@@ -1,26 +1,47 @@
-"""HTML for a static figure: the light and dark SVG, a caption and its downloads."""
+"""HTML for figures: the numbered, captioned, downloadable wrapper, and static image pairs.
+
+Paths are written from the site root as ``@root@/...`` and the figure's
+number as ``@number@``; hooks/figures.py fills both in for the page that
+shows the figure (numbers count up within a page).
+"""
 
 from __future__ import annotations
 
 from html import escape
 
 
-def static_figure_html(figure_id: str, stem: str, alt: str, caption: str, downloads: dict[str, str]) -> str:
-    """A ``<figure>`` showing ``@root@/{stem}-light.svg`` or ``-dark.svg`` with the palette.
+def figure_html(figure_id: str, body: str, caption: str, downloads: dict[str, str], kind: str = "Figure") -> str:
+    """A ``<figure id="fig-{figure_id}">``: the body, then the number (a permalink), caption and downloads.
 
-    mkdocs-material hides an image whose address ends in ``#only-dark`` in
-    the light palette and vice versa.  ``downloads`` maps a label to a path
-    from the site root.  Paths use ``@root@``, which hooks/figures.py
-    rewrites for the page that shows the figure.
+    ``caption`` is HTML; ``downloads`` maps a label to a path from the site root.
     """
     links = " · ".join(
         f'<a href="@root@/{escape(path)}" download>{escape(label)}</a>' for label, path in downloads.items()
     )
-    alt_text = escape(alt, quote=True)
+    anchor = f"fig-{figure_id}"
     return (
-        f'<figure class="fpsum-figure" id="{figure_id}">\n'
-        f'<img src="@root@/{stem}-light.svg#only-light" alt="{alt_text}" width="1000" height="440" loading="lazy">\n'
-        f'<img src="@root@/{stem}-dark.svg#only-dark" alt="{alt_text}" width="1000" height="440" loading="lazy">\n'
-        f"<figcaption>{caption}<br><span class=\"fpsum-downloads\">Download: {links}</span></figcaption>\n"
+        f'<figure class="fpsum-figure" id="{anchor}" data-kind="{kind}">\n'
+        f"{body.strip()}\n"
+        f'<figcaption><a class="fpsum-figure__number" href="#{anchor}" title="Link to this {kind.lower()}">'
+        f"{kind} @number@.</a> {caption}"
+        f'<span class="fpsum-downloads">Download: {links}</span></figcaption>\n'
         f"</figure>\n"
     )
+
+
+def image_pair(stem: str, alt: str, width: int, height: int) -> str:
+    """The light and dark SVG of a static figure; mkdocs-material shows the one for the palette."""
+    alt_text = escape(alt, quote=True)
+    return "\n".join(
+        f'<img src="@root@/{stem}-{name}.svg#only-{name}" alt="{alt_text}" width="{width}" height="{height}" '
+        f'loading="lazy" decoding="async">'
+        for name in ("light", "dark")
+    )
+
+
+def static_downloads(stem: str, csv: bool = True) -> dict[str, str]:
+    """The usual downloads of a static figure: both SVGs, the slide PNG, the data."""
+    links = {"SVG": f"{stem}-light.svg", "SVG (dark)": f"{stem}-dark.svg", "PNG (1920 px)": f"{stem}.png"}
+    if csv:
+        links["CSV data"] = f"{stem}.csv"
+    return links

@@ -1,4 +1,4 @@
-"""Numbers the pages quote that belong to no single figure: the formats and the bounds."""
+"""Numbers the pages quote that belong to no single figure: the bounds, and the libraries' own sums."""
 
 from __future__ import annotations
 
@@ -16,34 +16,16 @@ from .text import number, significant
 
 @dataclass(frozen=True)
 class NumbersParams:
-    """The formats described, the n the bounds are evaluated at, and how stall counts are averaged."""
+    """The formats whose bounds are quoted and the n they are evaluated at."""
 
-    formats: tuple[str, ...] = ("fp16", "bf16", "fp32", "e4m3", "e5m2")
     bound_formats: tuple[str, ...] = ("fp16", "bf16")
     bound_n: int = fpsum.RACE_N
-    stall_seeds: int = 10
-    fp32_stall_seeds: int = 2
 
     def __post_init__(self) -> None:
-        if self.bound_n < 2 or self.stall_seeds < 1 or self.fp32_stall_seeds < 1:
-            raise ValueError(f"invalid number parameters: {self}")
-        for name in self.formats + self.bound_formats:
+        if self.bound_n < 2:
+            raise ValueError(f"bounds need n >= 2, got {self.bound_n}")
+        for name in self.bound_formats:
             fpsum.get_format(name)
-
-
-def inputs_to_stall(fmt: fpsum.Format, seed: int) -> int:
-    """How many uniform [0, 1) inputs the naive running sum takes to reach its stall point.
-
-    The sum reaches 2**p near n = 2**(p+1) inputs; four times that is drawn
-    so that it always gets there.  ``RuntimeError`` if it does not.
-    """
-    n = int(4 * fmt.stall_point)
-    values = fpsum.make_inputs("uniform", n, fmt, seed)
-    running = fpsum.running_totals("naive", values, fmt)
-    reached = np.nonzero(running >= fmt.stall_point)[0]
-    if reached.size == 0:
-        raise RuntimeError(f"{fmt.label}: the naive sum never reached {fmt.stall_point} in {n} inputs")
-    return int(reached[0]) + 1
 
 
 def library_numbers(n: int, seed: int) -> dict[str, str]:
@@ -66,21 +48,8 @@ def library_numbers(n: int, seed: int) -> dict[str, str]:
 
 
 def build(params: NumbersParams) -> Built:
-    """The format table, the bounds at ``bound_n`` and the libraries' own sums."""
+    """The bounds at ``bound_n`` and the libraries' own sums."""
     numbers: dict[str, str] = {}
-    for name in params.formats:
-        fmt = fpsum.get_format(name)
-        seeds = params.fp32_stall_seeds if fmt.precision > 16 else params.stall_seeds
-        mean_steps = float(np.mean([inputs_to_stall(fmt, seed) for seed in range(seeds)]))
-        # Round to two significant figures: it is an average, not a constant.
-        rounded = float(f"{mean_steps:.2g}")
-        numbers |= {
-            f"format.{name}.label": fmt.label,
-            f"format.{name}.p": str(fmt.precision),
-            f"format.{name}.stall": number(fmt.stall_point),
-            f"format.{name}.stall_ulp": number(fmt.ulp(fmt.stall_point)),
-            f"format.{name}.stall_after": number(rounded),
-        }
     n = params.bound_n
     for name in params.bound_formats:
         u = fpsum.get_format(name).unit_roundoff

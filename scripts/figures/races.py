@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
+from html import escape
 from dataclasses import dataclass
 
 import fpsum
 
 from .cache import Built
+from .html import figure_html
 from .race import race_figure_html, race_svg
 from .text import number
 
@@ -69,9 +71,40 @@ def build(params: RaceParams) -> Built:
     race = fpsum.run_race(fpsum.get_format(params.format), params.kind,  # type: ignore[arg-type]
                           n=params.n, seed=params.seed, samples=params.samples)
     fid = params.figure_id
+    stem = f"figures/{fid}"
+    caption = (f"{escape(race.fmt.label)}, {number(race.n)} inputs, {escape(fpsum.INPUT_LABELS[race.kind])}: the "
+               "running total of each method against the number of inputs added, revealed over about 10 s. ")
+    downloads = {"SVG (animated)": f"{stem}.svg", "PNG (1920 px, final frame)": f"{stem}.png",
+                 "CSV data": f"{stem}.csv"}
     files = {
-        f"figures/{fid}.svg": race_svg(race, fid, standalone=True).encode(),
-        f"figures/{fid}.csv": race_csv(race),
-        f"{FRAGMENTS}/{fid}.html": race_figure_html(race, fid).encode(),
+        f"{stem}.svg": race_svg(race, fid, standalone=True).encode(),
+        f"{stem}.png": race_png(race),
+        f"{stem}.csv": race_csv(race),
+        f"{FRAGMENTS}/{fid}.html": figure_html(fid, race_figure_html(race, fid), caption, downloads).encode(),
     }
     return Built(files=files, numbers=race_numbers(race, f"race.{params.format}.{params.kind}"))
+
+
+def race_png(race: fpsum.Race) -> bytes:
+    """The race's final frame at slide resolution (light palette), for slides and print."""
+    import matplotlib.pyplot as plt
+
+    from .mpl import RC, png_bytes, style_axes
+    from .style import LIGHT, METHOD_STYLE, method_colour
+
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(8.0, 4.5), layout="constrained")
+        ax.plot(race.steps, race.exact, color=method_colour("exact", LIGHT), lw=4, alpha=0.3, label="exact")
+        for method, values in race.totals.items():
+            ax.plot(race.steps, values, color=method_colour(method, LIGHT), ls=METHOD_STYLE[method]["dash"], lw=2,
+                    label=f"{fpsum.METHOD_LABELS[method]}: {number(race.final[method])}")
+        ax.set_title(f"{race.fmt.label}, {number(race.n)} inputs, {fpsum.INPUT_LABELS[race.kind]}: "
+                     f"exact total {number(race.exact_final)}", fontsize=11)
+        ax.set_xlabel("inputs added")
+        ax.set_ylabel("running total")
+        ax.grid(True, color=LIGHT.grid, lw=0.6)
+        ax.legend(frameon=False, fontsize=9)
+        style_axes(fig, LIGHT)
+        data = png_bytes(fig)
+        plt.close(fig)
+    return data

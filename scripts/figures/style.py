@@ -11,6 +11,9 @@ METHOD_STYLE: dict[str, dict[str, tuple[str, str] | str]] = {
     "wide": {"colour": ("#2e7d32", "#81c784"), "dash": "dashdot"},
     "kahan": {"colour": ("#1565c0", "#82b1ff"), "dash": "dashed"},
     "pairwise": {"colour": ("#6a1b9a", "#ce93d8"), "dash": "dotted"},
+    "neumaier": {"colour": ("#00695c", "#80cbc4"), "dash": "dashed"},
+    "blocked": {"colour": ("#2e7d32", "#81c784"), "dash": "solid"},
+    "stochastic": {"colour": ("#6a1b9a", "#ce93d8"), "dash": "solid"},
     "exact": {"colour": ("#212121", "#eeeeee"), "dash": "solid"},
 }
 

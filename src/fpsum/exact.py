@@ -37,8 +37,12 @@ def _lowest_bit_exponent(values: np.ndarray, precision: int = 53) -> int:
     Values of ``precision`` significant bits are multiples of their ulp, and
     the smallest magnitude has the smallest ulp: one pass, no per-value work.
     """
+    if values.size == 0:
+        return 0
     magnitudes = np.abs(values)
-    smallest = float(np.where(magnitudes > 0, magnitudes, np.inf).min()) if values.size else math.inf
+    smallest = float(magnitudes.min())
+    if smallest == 0:
+        smallest = float(np.where(magnitudes > 0, magnitudes, np.inf).min())
     if not math.isfinite(smallest):
         return 0
     return math.frexp(smallest)[1] - precision
@@ -88,24 +92,35 @@ def _float_level_prefixes(rows: np.ndarray, counts: np.ndarray, low: int, top: i
 
     Level k keeps the part of each value that is a multiple of its quantum
     2**(top - k*B) and at most half the previous quantum; with B = 52 - log2(n)
-    bits per level, the float64 cumulative sum of one level is exact.  The
-    levels are then added with a single rounding (fsum for three or more).
+    bits per level, any partial sum of one level is exact in float64, so the
+    segments between requested counts are summed (``np.add.reduceat``) and
+    accumulated exactly.  The levels are then added with a single rounding
+    (fsum for three or more).
     """
     n = rows.shape[-1]
     bits = 52 - max(int(n - 1).bit_length(), 1)
+    wanted, position = np.unique(counts, return_inverse=True)
+    starts = np.concatenate([[0], wanted[:-1]])
     residual = rows.copy()
-    levels = []
+    levels: list[np.ndarray] = []
     quantum_exponent = top
     while quantum_exponent > low:
         quantum_exponent = max(quantum_exponent - bits, low)
-        quantum = 2.0**quantum_exponent
-        part = np.rint(residual / quantum) * quantum  # exact: power-of-two scaling and rint
-        residual -= part  # exact: a multiple of the old spacing, at most half a quantum
-        levels.append(np.cumsum(part, axis=-1)[:, counts - 1])  # exact: at most 52 bits per level
+        last = quantum_exponent == low
+        part = residual if last else residual * 2.0**-quantum_exponent  # exact: a power of two
+        if not last:
+            np.rint(part, out=part)
+            part *= 2.0**quantum_exponent
+            residual -= part  # exact: what is left is below half a quantum, on the old grid
+        segments = np.add.reduceat(part, starts, axis=-1)[:, : wanted.size]
+        levels.append(np.cumsum(segments, axis=-1)[:, position])  # exact: at most 52 bits per level
+    if not levels:  # every value is zero
+        return np.zeros((rows.shape[0], counts.size))
     if len(levels) == 1:
         return levels[0]
     if len(levels) == 2:
-        return levels[0] + levels[1]  # one rounding of the exact sum
+        both: np.ndarray = levels[0] + levels[1]  # one rounding of the exact sum
+        return both
     stacked = np.stack(levels, axis=-1)
     return np.array([[math.fsum(v) for v in row] for row in stacked.tolist()])  # exact, then one rounding
 

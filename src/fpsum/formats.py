@@ -125,6 +125,7 @@ def _ieee(name: str, label: str, bits: int, precision: int, emax: int, dtype: ty
     )
 
 
+# --8<-- [start:formats]
 FP16 = _ieee("fp16", "FP16", 16, 11, 15, np.float16)
 BF16 = _ieee("bf16", "BF16", 16, 8, 127, ml_dtypes.bfloat16)
 FP32 = _ieee("fp32", "FP32", 32, 24, 127, np.float32)
@@ -146,6 +147,7 @@ E4M3 = Format(
 )
 
 FORMATS: dict[str, Format] = {f.name: f for f in (FP16, BF16, FP32, FP64, E4M3, E5M2)}
+# --8<-- [end:formats]
 
 
 def get_format(name: str) -> Format:

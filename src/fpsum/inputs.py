@@ -8,7 +8,7 @@ reference each method is measured against.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Iterator, Literal, get_args
 
 import numpy as np
 
@@ -37,7 +37,23 @@ def make_inputs(kind: InputKind, n: int, fmt: Format, seed: int = 0, trials: int
     if trials is not None and trials < 1:
         raise ValueError(f"trials must be at least 1, got {trials}")
     shape = (n,) if trials is None else (trials, n)
+    return _draw(kind, shape, np.random.default_rng(seed), fmt)
+
+
+def input_chunks(kind: InputKind, n: int, fmt: Format, seed: int, trials: int, chunk: int) -> Iterator[np.ndarray]:
+    """The rows of ``make_inputs(kind, n, fmt, seed, trials)``, ``chunk`` trials at a time.
+
+    The same values, since NumPy fills an array row after row from one
+    stream; for sweeps too large to hold every trial at once.
+    """
+    if n < 1 or trials < 1 or chunk < 1:
+        raise ValueError(f"n, trials and chunk must be at least 1, got {n}, {trials}, {chunk}")
     rng = np.random.default_rng(seed)
+    for start in range(0, trials, chunk):
+        yield _draw(kind, (min(chunk, trials - start), n), rng, fmt)
+
+
+def _draw(kind: InputKind, shape: tuple[int, ...], rng: np.random.Generator, fmt: Format) -> np.ndarray:
     if kind == "uniform":
         drawn = rng.random(shape)
     elif kind == "ones":

@@ -200,6 +200,7 @@ def neumaier_running(values: np.ndarray, fmt: Format) -> np.ndarray:
 # --8<-- [end:neumaier]
 
 
+# --8<-- [start:blocked]
 def blocked_running(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK) -> np.ndarray:
     """Naive sums within consecutive blocks of ``block`` inputs, then a naive sum of the block sums.
 
@@ -220,6 +221,7 @@ def blocked_running(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK)
         totals = within.copy()
         totals[..., 1:, :] = before[..., :-1, np.newaxis] + within[..., 1:, :]
     return totals.reshape(padded.shape)[..., :n]
+# --8<-- [end:blocked]
 
 
 def stochastic_running(values: np.ndarray, fmt: Format, seed: int = 0) -> np.ndarray:

@@ -170,6 +170,7 @@ def _neighbour(values: np.ndarray, fmt: Format, upward: bool) -> np.ndarray:
     return np.asarray(np.nextafter(values, toward))
 
 
+# --8<-- [start:stochastic]
 def stochastic_round(a: np.ndarray, b: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
     """``a + b`` rounded stochastically to ``fmt``, elementwise; an array of ``fmt.dtype``.
 
@@ -203,3 +204,4 @@ def stochastic_round(a: np.ndarray, b: np.ndarray, fmt: Format, draws: np.ndarra
         if np.any(overflowed):
             result = np.where(overflowed, nearest, result)
     return np.asarray(result, dtype=fmt.dtype)
+# --8<-- [end:stochastic]

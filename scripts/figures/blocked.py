@@ -1,0 +1,136 @@
+"""The blocked-summation figure: relative error against block size, with the (b + n/b)u bound."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+import fpsum
+
+from .cache import Built
+from .html import figure_html, image_pair, static_downloads
+from .mpl import render
+from .style import METHOD_STYLE, Palette, method_colour
+from .text import number, significant
+
+FIGURE_ID = "blocked"
+STEM = f"figures/{FIGURE_ID}"
+SIZE = (7.0, 4.2)
+
+
+@dataclass(frozen=True)
+class BlockedParams:
+    format: str = "fp16"
+    n: int = 2**16
+    trials: int = 16
+    seed: int = 7
+    default_block: int = fpsum.methods.DEFAULT_BLOCK
+
+    def __post_init__(self) -> None:
+        fpsum.get_format(self.format)
+        if self.n < 4 or self.trials < 1 or not 1 <= self.default_block <= self.n:
+            raise ValueError(f"invalid blocked parameters: n={self.n}, trials={self.trials}, "
+                             f"default_block={self.default_block}")
+
+    @property
+    def blocks(self) -> np.ndarray:
+        """Every power of two from 1 to n."""
+        return 2 ** np.arange(self.n.bit_length())
+
+
+@dataclass(frozen=True)
+class Result:
+    fmt: fpsum.Format
+    blocks: np.ndarray
+    errors: np.ndarray  # (trials, len(blocks))
+    naive: np.ndarray
+    pairwise: np.ndarray
+
+
+def _relative(totals: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    return np.abs(totals.astype(np.float64) - exact) / np.abs(exact)
+
+
+def compute(params: BlockedParams) -> Result:
+    fmt = fpsum.get_format(params.format)
+    values = fpsum.make_inputs("uniform", params.n, fmt, params.seed, trials=params.trials)
+    exact = fpsum.exact_running(values, np.array([params.n]))[:, 0]
+    errors = np.stack([_relative(fpsum.total("blocked", values, fmt, block=int(b)), exact) for b in params.blocks],
+                      axis=-1)
+    return Result(fmt=fmt, blocks=params.blocks, errors=errors,
+                  naive=_relative(fpsum.total("naive", values, fmt), exact),
+                  pairwise=_relative(fpsum.total("pairwise", values, fmt), exact))
+
+
+def bound(params: BlockedParams, fmt: fpsum.Format, blocks: np.ndarray) -> np.ndarray:
+    """First-order worst case of blocked summation, relative, for non-negative data: (b + n/b) u."""
+    return (blocks + params.n / blocks) * fmt.unit_roundoff
+
+
+def draw(result: Result, params: BlockedParams, palette: Palette) -> Figure:
+    fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
+    low, mid, high = np.percentile(result.errors, [10, 50, 90], axis=0)
+    colour = method_colour("wide", palette)
+    ax.fill_between(result.blocks, low, high, color=colour, alpha=0.2, lw=0)
+    ax.plot(result.blocks, mid, color=colour, lw=2, marker="o", ms=4, label=f"blocked, median of {params.trials}")
+    ax.plot(result.blocks, bound(params, result.fmt, result.blocks), color=palette.muted, ls="--", lw=1,
+            label="bound (b + n/b)u")
+    for method, errors in (("naive", result.naive), ("pairwise", result.pairwise)):
+        ax.axhline(float(np.median(errors)), color=method_colour(method, palette), ls=METHOD_STYLE[method]["dash"],
+                   lw=1.5, label=f"{fpsum.METHOD_LABELS[method]} (median)")
+    ax.axvline(np.sqrt(params.n), color=palette.muted, lw=0.8, ls=":")
+    ax.annotate("b = √n", (np.sqrt(params.n), ax.get_ylim()[0]), xytext=(3, 4), textcoords="offset points",
+                fontsize=8, color=palette.muted)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(f"block size b ({number(params.n)} inputs)")
+    ax.set_ylabel("relative error")
+    ax.set_title(f"Blocked summation in {result.fmt.label}", fontsize=11)
+    ax.grid(True, color=palette.grid, lw=0.6)
+    ax.legend(frameon=False, fontsize=8, loc="upper center", ncols=2)
+    return fig
+
+
+def build(params: BlockedParams) -> Built:
+    result = compute(params)
+    files = render(lambda palette: draw(result, params, palette), STEM)
+    medians = np.median(result.errors, axis=0)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["block", "trials", "p10", "median", "p90", "bound"])
+    low, high = np.percentile(result.errors, [10, 90], axis=0)
+    bounds = bound(params, result.fmt, result.blocks)
+    for j, b in enumerate(result.blocks.tolist()):
+        writer.writerow([b, params.trials, repr(float(low[j])), repr(float(medians[j])), repr(float(high[j])),
+                         repr(float(bounds[j]))])
+    files[f"{STEM}.csv"] = out.getvalue().encode()
+    best = int(np.argmin(medians))
+    default = int(np.nonzero(result.blocks == params.default_block)[0][0])
+    numbers = {
+        "blocked.n": number(params.n),
+        "blocked.trials": number(params.trials),
+        "blocked.default_b": number(params.default_block),
+        "blocked.default_error": significant(float(medians[default])),
+        "blocked.best_b": number(int(result.blocks[best])),
+        "blocked.best_error": significant(float(medians[best])),
+        "blocked.naive_error": significant(float(np.median(result.naive))),
+        "blocked.pairwise_error": significant(float(np.median(result.pairwise))),
+        "blocked.bound_default": significant(float(bounds[default])),
+    }
+    alt = (f"Log-log plot of the relative error of blocked summation of {number(params.n)} uniform inputs in "
+           f"{result.fmt.label} against the block size b: the median error is {numbers['blocked.naive_error']} "
+           f"for naive summation, falls to {numbers['blocked.best_error']} at b = {numbers['blocked.best_b']} "
+           f"(pairwise: {numbers['blocked.pairwise_error']}), and the bound (b + n/b)u is smallest at b = √n.")
+    caption = (f"Relative error of blocked summation (naive within blocks of b, then naive over the block sums) "
+               f"for {number(params.n)} uniform inputs in {result.fmt.label}: median and 10-90 % band over "
+               f"{params.trials} trials; dashed: the first-order bound (b + n/b)u; horizontal lines: naive and "
+               "pairwise summation of the same inputs. ")
+    files[f"_fragments/{FIGURE_ID}.html"] = figure_html(
+        FIGURE_ID, image_pair(STEM, alt, round(SIZE[0] * 100), round(SIZE[1] * 100)), caption,
+        static_downloads(STEM)).encode()
+    return Built(files=files, numbers=numbers)

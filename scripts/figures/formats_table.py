@@ -1,0 +1,103 @@
+"""The table of formats: every defining and derived number, and how many inputs it takes to stall."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from html import escape
+
+import numpy as np
+
+import fpsum
+
+from .cache import Built
+from .html import figure_html
+from .text import number
+
+FIGURE_ID = "formats-table"
+CSV_PATH = "figures/formats-table.csv"
+
+
+@dataclass(frozen=True)
+class FormatsParams:
+    formats: tuple[str, ...] = ("fp16", "bf16", "fp32", "e4m3", "e5m2")
+    stall_seeds: int = 10
+    wide_stall_seeds: int = 2  # FP32 takes 2**25 inputs per seed
+
+    def __post_init__(self) -> None:
+        for name in self.formats:
+            fpsum.get_format(name)
+        if self.stall_seeds < 1 or self.wide_stall_seeds < 1:
+            raise ValueError("the formats table needs at least one seed for the stall counts")
+
+
+def inputs_to_stall(fmt: fpsum.Format, seed: int) -> int:
+    """How many uniform [0, 1) inputs the naive running sum takes to reach its stall point.
+
+    The sum reaches 2**p near n = 2**(p+1) inputs; four times that is drawn
+    so that it always gets there.  ``RuntimeError`` if it does not.
+    """
+    n = int(4 * fmt.stall_point)
+    values = fpsum.make_inputs("uniform", n, fmt, seed)
+    running = fpsum.running_totals("naive", values, fmt)
+    reached = np.nonzero(running >= fmt.stall_point)[0]
+    if reached.size == 0:
+        raise RuntimeError(f"{fmt.label}: the naive sum never reached {fmt.stall_point} in {n} inputs")
+    return int(reached[0]) + 1
+
+
+def power_of_two(value: float) -> str:
+    """``2<sup>−11</sup>`` for an exact power of two."""
+    exponent = int(math.log2(value))
+    return f"2<sup>{'−' if exponent < 0 else ''}{abs(exponent)}</sup>"
+
+
+def magnitude(value: float) -> str:
+    """Plain digits up to a million, else ``3.39 × 10<sup>38</sup>`` (or a power of two when exact)."""
+    if value < 1e6 and value >= 1e-3:
+        return number(value)
+    if value == 2.0 ** round(math.log2(value)):
+        return power_of_two(value)
+    exponent = math.floor(math.log10(value))
+    return f"{value / 10**exponent:.3g} × 10<sup>{'−' if exponent < 0 else ''}{abs(exponent)}</sup>"
+
+
+def build(params: FormatsParams) -> Built:
+    columns = ["format", "bits", "p", "u", "largest finite", "smallest normal", "smallest subnormal",
+               "stall point", "uniform inputs to stall (mean)", "overflow"]
+    rows_html, csv_rows = [], []
+    numbers: dict[str, str] = {}
+    for name in params.formats:
+        fmt = fpsum.get_format(name)
+        seeds = params.wide_stall_seeds if fmt.precision > 16 else params.stall_seeds
+        mean_steps = float(np.mean([inputs_to_stall(fmt, seed) for seed in range(seeds)]))
+        about = float(f"{mean_steps:.2g}")  # an average: two significant figures
+        cells = [escape(fmt.label), str(fmt.bits), str(fmt.precision), power_of_two(fmt.unit_roundoff),
+                 magnitude(fmt.max_finite), magnitude(fmt.smallest_normal), magnitude(fmt.smallest_subnormal),
+                 number(fmt.stall_point), number(about), escape(fmt.overflow_rule)]
+        rows_html.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        csv_rows.append([fmt.name, fmt.bits, fmt.precision, repr(fmt.unit_roundoff), repr(fmt.max_finite),
+                         repr(fmt.smallest_normal), repr(fmt.smallest_subnormal), repr(fmt.stall_point),
+                         repr(mean_steps), fmt.overflow])
+        numbers |= {
+            f"format.{name}.label": fmt.label,
+            f"format.{name}.p": str(fmt.precision),
+            f"format.{name}.stall": number(fmt.stall_point),
+            f"format.{name}.stall_ulp": number(fmt.ulp(fmt.stall_point)),
+            f"format.{name}.stall_after": number(about),
+        }
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["format", "bits", "precision", "unit_roundoff", "max_finite", "smallest_normal",
+                     "smallest_subnormal", "stall_point", "mean_uniform_inputs_to_stall", "overflow"])
+    writer.writerows(csv_rows)
+    head = "<tr>" + "".join(f"<th>{escape(c)}</th>" for c in columns) + "</tr>"
+    table = f"<table>\n<thead>{head}</thead>\n<tbody>\n" + "\n".join(rows_html) + "\n</tbody>\n</table>"
+    caption = (f"The formats of the model. u = 2<sup>−p</sup> is the unit roundoff; the stall point 2<sup>p</sup> "
+               f"is where a running sum of inputs in [0, 1) stops growing; the last count is the mean over "
+               f"{params.stall_seeds} seeded runs ({params.wide_stall_seeds} for FP32), to two figures. ")
+    fragment = figure_html(FIGURE_ID, table, caption, {"CSV data": CSV_PATH}, kind="Table")
+    return Built(files={CSV_PATH: out.getvalue().encode(), f"_fragments/{FIGURE_ID}.html": fragment.encode()},
+                 numbers=numbers)

@@ -1,0 +1,96 @@
+"""The Neumaier figure: an input larger than the running sum defeats Kahan, not Neumaier."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+import fpsum
+from fpsum.methods import Method
+
+from .cache import Built
+from .html import figure_html, image_pair, static_downloads
+from .mpl import render
+from .style import METHOD_STYLE, Palette, method_colour
+from .text import number
+
+FIGURE_ID = "neumaier"
+STEM = f"figures/{FIGURE_ID}"
+METHODS: tuple[Method, ...] = ("naive", "kahan", "neumaier")
+SIZE = (7.0, 3.8)
+
+
+@dataclass(frozen=True)
+class NeumaierParams:
+    """A block of inputs, repeated; the format everything is done in."""
+
+    block: tuple[float, ...] = (1.0, 4096.0, 1.0, -4096.0)
+    repeats: int = 16
+    format: str = "fp16"
+
+    def __post_init__(self) -> None:
+        fmt = fpsum.get_format(self.format)
+        if self.repeats < 1 or not self.block:
+            raise ValueError("the Neumaier example needs a non-empty block and at least one repeat")
+        if not np.array_equal(fpsum.to_format(np.array(self.block), fmt).astype(float), np.array(self.block)):
+            raise ValueError(f"the block {self.block} is not exactly representable in {fmt.label}")
+
+
+def compute(params: NeumaierParams) -> tuple[np.ndarray, dict[Method, np.ndarray], np.ndarray]:
+    """Totals after each complete block: within a block the large inputs swing the sum far and back."""
+    fmt = fpsum.get_format(params.format)
+    values = np.tile(np.array(params.block), params.repeats).astype(fmt.dtype)
+    steps = np.arange(1, params.repeats + 1) * len(params.block)
+    runs = {m: fpsum.running_totals(m, values, fmt)[steps - 1].astype(np.float64) for m in METHODS}
+    return steps, runs, fpsum.exact_running(values, steps)
+
+
+def draw(steps: np.ndarray, runs: dict[Method, np.ndarray], exact: np.ndarray, palette: Palette) -> Figure:
+    fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
+    ax.plot(steps, exact, color=method_colour("exact", palette), lw=6, alpha=0.25, label="exact")
+    markers = {"naive": "o", "kahan": "^", "neumaier": "s"}
+    for method, values in runs.items():
+        ax.plot(steps, values, color=method_colour(method, palette), ls=METHOD_STYLE[method]["dash"], lw=1.5,
+                marker=markers[method], ms=5, label=fpsum.METHOD_LABELS[method])
+    ax.set_xlabel("inputs added (totals shown after each complete block)")
+    ax.set_ylabel("running total")
+    ax.set_xlim(0, steps[-1] + 1)
+    ax.grid(True, color=palette.grid, lw=0.6)
+    ax.legend(frameon=False, loc="upper left")
+    return fig
+
+
+def build(params: NeumaierParams) -> Built:
+    fmt = fpsum.get_format(params.format)
+    steps, runs, exact = compute(params)
+    files = render(lambda palette: draw(steps, runs, exact, palette), STEM)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["inputs_added", "exact", *runs])
+    for j, step in enumerate(steps.tolist()):
+        writer.writerow([step, repr(float(exact[j])), *(repr(float(v[j])) for v in runs.values())])
+    files[f"{STEM}.csv"] = out.getvalue().encode()
+    inputs = ", ".join(number(v) for v in params.block)
+    finals = {m: number(float(v[-1])) for m, v in runs.items()}
+    alt = (f"Running totals after each block of {len(params.block)} {fmt.label} inputs, the block {inputs} repeated: "
+           f"the exact total climbs to {number(float(exact[-1]))}; Neumaier follows it and ends at "
+           f"{finals['neumaier']}; Kahan ends at {finals['kahan']} and naive at {finals['naive']}.")
+    caption = (f"The block {inputs} repeated {params.repeats} times, every operation in {fmt.label}. Each large "
+               "input swamps the running sum; Kahan's correction is computed as if the running sum were the "
+               "larger operand, so it loses the small inputs too, while Neumaier takes the lost part from the "
+               "smaller operand. ")
+    files[f"_fragments/{FIGURE_ID}.html"] = figure_html(
+        FIGURE_ID, image_pair(STEM, alt, round(SIZE[0] * 100), round(SIZE[1] * 100)), caption,
+        static_downloads(STEM)).encode()
+    one_block = np.array(params.block).astype(fmt.dtype)
+    numbers = {
+        "neumaier.inputs": inputs,
+        "neumaier.exact": number(float(fpsum.exact_sum(one_block))),
+        **{f"neumaier.{m}": number(float(fpsum.total(m, one_block, fmt))) for m in METHODS},
+    }
+    return Built(files=files, numbers=numbers)
