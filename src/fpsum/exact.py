@@ -92,36 +92,45 @@ def _float_level_prefixes(rows: np.ndarray, counts: np.ndarray, low: int, top: i
 
     Level k keeps the part of each value that is a multiple of its quantum
     2**(top - k*B) and at most half the previous quantum; with B = 52 - log2(n)
-    bits per level, any partial sum of one level is exact in float64, so the
-    segments between requested counts are summed (``np.add.reduceat``) and
-    accumulated exactly.  The levels are then added with a single rounding
-    (fsum for three or more).
+    bits per level, every partial sum of one level is exact in float64.  The
+    rows are walked in column chunks that stay in cache, each level's sum
+    carried from chunk to chunk; the levels are then added with a single
+    rounding (fsum for three or more).
     """
     n = rows.shape[-1]
     bits = 52 - max(int(n - 1).bit_length(), 1)
-    wanted, position = np.unique(counts, return_inverse=True)
-    starts = np.concatenate([[0], wanted[:-1]])
-    residual = rows.copy()
-    levels: list[np.ndarray] = []
+    exponents = []
     quantum_exponent = top
     while quantum_exponent > low:
         quantum_exponent = max(quantum_exponent - bits, low)
-        last = quantum_exponent == low
-        part = residual if last else residual * 2.0**-quantum_exponent  # exact: a power of two
-        if not last:
-            np.rint(part, out=part)
-            part *= 2.0**quantum_exponent
-            residual -= part  # exact: what is left is below half a quantum, on the old grid
-        segments = np.add.reduceat(part, starts, axis=-1)[:, : wanted.size]
-        levels.append(np.cumsum(segments, axis=-1)[:, position])  # exact: at most 52 bits per level
-    if not levels:  # every value is zero
+        exponents.append(quantum_exponent)
+    if not exponents:  # every value is zero
         return np.zeros((rows.shape[0], counts.size))
-    if len(levels) == 1:
-        return levels[0]
-    if len(levels) == 2:
+    wanted, position = np.unique(counts, return_inverse=True)
+    levels = np.zeros((len(exponents), rows.shape[0], wanted.size))
+    carried = np.zeros((len(exponents), rows.shape[0]))
+    chunk = max(1 << 12, (1 << 21) // rows.shape[0])
+    for begin in range(0, n, chunk):
+        end = min(begin + chunk, n)
+        inside = (wanted > begin) & (wanted <= end)
+        residual = rows[:, begin:end].astype(np.float64)  # a copy: it is consumed level by level
+        for k, exponent in enumerate(exponents):
+            if exponent == low:
+                part = residual  # the last level keeps all that is left
+            else:
+                part = np.rint(residual * 2.0**-exponent) * 2.0**exponent  # exact: powers of two, rint
+                residual -= part  # exact: what is left lies below half a quantum, on the old grid
+            running = np.cumsum(part, axis=-1)  # exact: at most 52 bits per level
+            levels[k][:, inside] = carried[k][:, None] + running[:, wanted[inside] - begin - 1]
+            carried[k] += running[:, -1]
+    levels = levels[:, :, position]
+    if len(exponents) == 1:
+        single: np.ndarray = levels[0]
+        return single
+    if len(exponents) == 2:
         both: np.ndarray = levels[0] + levels[1]  # one rounding of the exact sum
         return both
-    stacked = np.stack(levels, axis=-1)
+    stacked = np.moveaxis(levels, 0, -1)
     return np.array([[math.fsum(v) for v in row] for row in stacked.tolist()])  # exact, then one rounding
 
 

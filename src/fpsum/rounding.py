@@ -66,6 +66,8 @@ def round_exact(
     becomes NaN in E4M3).  A result that rounds to zero keeps the sign of
     ``value``: -0.0 for a negative underflow; ``-0.0`` itself stays -0.0.
     """
+    if mode == "stochastic" and (uniform is None or not 0.0 <= uniform < 1.0):
+        raise ValueError("stochastic rounding needs a uniform draw in [0, 1)")
     if isinstance(value, float):
         if math.isnan(value):
             return math.nan
@@ -83,8 +85,7 @@ def round_exact(
     if mode == "nearest":
         count = _round_half_even(steps)
     elif mode == "stochastic":
-        if uniform is None or not 0.0 <= uniform < 1.0:
-            raise ValueError("stochastic rounding needs a uniform draw in [0, 1)")
+        assert uniform is not None  # checked on entry
         low = steps.numerator // steps.denominator
         # Up means towards +inf: with probability (v - down) / gap.  For a
         # negative value that is the smaller magnitude.

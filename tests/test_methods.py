@@ -1,0 +1,216 @@
+"""The summation methods against the slow scalar references in ``reference.py``, bit for bit.
+
+The model vectorises (``np.add.accumulate``, Kahan looped over inputs but
+vectorised over trials, pairwise by binary digits of the prefix length); the
+references do one ``add_exact`` at a time, straight from each method's
+definition.  They must agree on every running total, for every prefix,
+including NaN / inf / -0.0 outcomes.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pytest
+
+import reference
+from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format, get_format
+from fpsum.methods import (
+    METHOD_LABELS,
+    METHODS,
+    Method,
+    pairwise_split,
+    pairwise_sum,
+    running_totals,
+    total,
+)
+from fpsum.rounding import to_format
+from reference import assert_same_bits, from_floats
+
+FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32)
+KINDS = ("uniform", "mixed", "cancel", "wide_range", "codes")
+LENGTHS = (1, 2, 3, 4, 5, 7, 8, 13, 64, 100, 257)
+TRIALS = 3
+# The methods with a reference in reference.py (the model may have more).
+CHECKED: tuple[Method, ...] = ("naive", "wide", "kahan", "pairwise")
+
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
+
+
+def ids(fmt: Format) -> str:
+    return fmt.name
+
+
+def make_values(fmt: Format, kind: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Test inputs in ``fmt`` (float64 draws rounded once by ``to_format``, or raw codes).
+
+    * ``uniform``: [0, 1), the site's main case;
+    * ``mixed``: normal values times 2**-8 .. 2**8, both signs;
+    * ``cancel``: every second value is minus the one before, give or take
+      a few per cent, so running sums cancel;
+    * ``wide_range``: magnitudes log-uniform from below the smallest normal
+      to half the largest binade, both signs (tiny and huge together; big
+      sums overflow to inf, or NaN in E4M3, and Kahan turns inf into NaN);
+    * ``codes``: random finite bit patterns: -0.0, subnormals, the largest values.
+    """
+    rng = np.random.default_rng([seed, fmt.bits, fmt.precision, KINDS.index(kind), *shape])
+    if kind == "uniform":
+        drawn = rng.random(shape)
+    elif kind == "mixed":
+        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-8, 9, shape))
+    elif kind == "cancel":
+        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-4, 5, shape))
+        wobble = 1 + rng.choice([0.0, 0.0, 2.0**-6, -(2.0**-6), 2.0**-3], drawn[..., 1::2].shape)
+        drawn[..., 1::2] = -drawn[..., 0:2 * (shape[-1] // 2):2] * wobble
+    elif kind == "wide_range":
+        exponent = rng.uniform(fmt.emin - fmt.precision, fmt.emax / 2, shape)
+        drawn = np.where(rng.integers(0, 2, shape) == 1, -1.0, 1.0) * 2.0**exponent
+    elif kind == "codes":
+        uint = {8: np.uint8, 16: np.uint16, 32: np.uint32}[fmt.bits]
+        codes = rng.integers(0, 2**fmt.bits, shape).astype(uint).view(fmt.dtype)
+        finite = np.isfinite(codes.astype(np.float64))
+        # Replace the NaN / inf codes with zeros of random sign.
+        zeros = from_floats([0.0, -0.0], fmt)[rng.integers(0, 2, shape)]
+        return np.where(finite, codes, zeros)
+    else:
+        raise AssertionError(kind)
+    return to_format(drawn, fmt)
+
+
+@functools.cache
+def cached_values(fmt_name: str, kind: str, n: int) -> np.ndarray:
+    values = make_values(get_format(fmt_name), kind, (TRIALS, n), seed=1)
+    values.setflags(write=False)  # the model must not write to its inputs
+    return values
+
+
+def reference_running(method: str, values: np.ndarray, fmt: Format) -> np.ndarray:
+    """The reference's running totals, row by row, in the model's output dtype."""
+    out_fmt = reference.wide_accumulator(fmt) if method == "wide" else fmt
+    rows = values.reshape(-1, values.shape[-1]).astype(np.float64).tolist()
+    totals = [reference.RUNNING[method](row, fmt) for row in rows]
+    return from_floats(totals, out_fmt).reshape(values.shape)
+
+
+@pytest.mark.parametrize("method", CHECKED)
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_running_totals_match_reference(fmt: Format, kind: str, n: int, method: Method) -> None:
+    values = cached_values(fmt.name, kind, n)
+    got = running_totals(method, values, fmt)
+    assert got.shape == values.shape
+    assert_same_bits(got, reference_running(method, values, fmt))
+
+
+@pytest.mark.parametrize("method", CHECKED)
+@pytest.mark.parametrize("n", (1, 2, 3, 4, 6, 8, 64, 100))
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_total_matches_reference(fmt: Format, kind: str, n: int, method: Method) -> None:
+    """The final sum; for pairwise from the recursive ``pairwise_sum`` and the one-shot reference."""
+    values = cached_values(fmt.name, kind, n)
+    got = np.asarray(total(method, values, fmt))
+    assert got.shape == (TRIALS,)
+    rows = values.astype(np.float64).tolist()
+    if method == "pairwise":
+        want = [reference.pairwise(row, fmt) for row in rows]
+    else:
+        want = [reference.RUNNING[method](row, fmt)[-1] for row in rows]
+    out_fmt = reference.wide_accumulator(fmt) if method == "wide" else fmt
+    assert_same_bits(got, from_floats(want, out_fmt))
+
+
+@pytest.mark.parametrize("fmt", (FP16, BF16, E4M3), ids=ids)
+@pytest.mark.parametrize("kind", ("uniform", "cancel", "wide_range"))
+def test_pairwise_running_is_pairwise_sum_of_every_prefix(fmt: Format, kind: str) -> None:
+    """Model against model: ``pairwise_running[..., i-1] == pairwise_sum(values[..., :i])`` for all i."""
+    values = cached_values(fmt.name, kind, 100)
+    running = running_totals("pairwise", values, fmt)
+    for i in range(1, values.shape[-1] + 1):
+        assert_same_bits(running[..., i - 1], np.asarray(pairwise_sum(values[..., :i], fmt)))
+
+
+@pytest.mark.parametrize("method", CHECKED)
+@pytest.mark.parametrize("fmt", (FP16, BF16, E5M2), ids=ids)
+def test_leading_axes_are_independent_trials(fmt: Format, method: Method) -> None:
+    """Shape (2, 3, n): every row is summed on its own, as if it were passed alone."""
+    values = make_values(fmt, "mixed", (2, 3, 37), seed=7)
+    got = running_totals(method, values, fmt)
+    assert got.shape == values.shape
+    assert_same_bits(got, reference_running(method, values, fmt))
+    for index in np.ndindex(values.shape[:-1]):
+        assert_same_bits(running_totals(method, values[index], fmt), got[index])
+    final = np.asarray(total(method, values, fmt))
+    assert final.shape == (2, 3)
+    assert_same_bits(final, got[..., -1])
+
+
+@pytest.mark.parametrize("method", CHECKED)
+def test_one_dimensional_input(method: Method) -> None:
+    values = make_values(FP16, "uniform", (50,), seed=3)
+    got = running_totals(method, values, FP16)
+    assert got.shape == (50,)
+    assert_same_bits(got, reference_running(method, values, FP16))
+    assert np.asarray(total(method, values, FP16)).shape == ()
+
+
+def test_wide_accumulates_in_the_wider_format() -> None:
+    for fmt in (FP16, BF16, E4M3, E5M2):
+        assert running_totals("wide", make_values(fmt, "uniform", (4,), 0), fmt).dtype == np.float32
+    assert running_totals("wide", make_values(FP32, "uniform", (4,), 0), FP32).dtype == np.float64
+
+
+def test_all_ones_by_hand() -> None:
+    """8,192 ones in FP16, worked out on paper: naive stops at 2048; the others are exact."""
+    ones = np.ones(8192, dtype=np.float16)
+    naive = running_totals("naive", ones, FP16).astype(np.float64)
+    np.testing.assert_array_equal(naive[:2048], np.arange(1, 2049))
+    assert np.all(naive[2048:] == 2048)
+    assert float(total("wide", ones, FP16)) == 8192
+    assert float(total("pairwise", ones, FP16)) == 8192
+    assert float(total("kahan", ones, FP16)) == 8192
+
+
+def test_pairwise_split_is_largest_power_of_two_below() -> None:
+    for n in range(2, 5000):
+        assert pairwise_split(n) == reference.largest_power_of_two_below(n), n
+
+
+def test_method_registry() -> None:
+    assert set(CHECKED) <= set(METHODS)
+    assert set(reference.RUNNING) == set(CHECKED)
+    assert set(METHODS) | {"exact"} == set(METHOD_LABELS)
+
+
+# --- error paths ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", CHECKED)
+def test_wrong_dtype_is_refused(method: Method) -> None:
+    with pytest.raises(TypeError, match="expected float16"):
+        running_totals(method, np.ones(4, dtype=np.float32), FP16)
+    with pytest.raises(TypeError, match="for BF16"):
+        total(method, np.ones(4, dtype=np.float16), BF16)
+
+
+@pytest.mark.parametrize("method", CHECKED)
+def test_empty_input_is_refused(method: Method) -> None:
+    with pytest.raises(ValueError, match="at least one input"):
+        running_totals(method, np.ones((3, 0), dtype=np.float16), FP16)
+
+
+def test_unknown_method() -> None:
+    values = np.ones(4, dtype=np.float16)
+    with pytest.raises(ValueError, match="unknown method 'bogus'"):
+        running_totals("bogus", values, FP16)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="unknown method"):
+        total("exact", values, FP16)  # type: ignore[arg-type]
+
+
+def test_fp64_inputs() -> None:
+    """The FP64 format works too (wide is then FP64 as well): a sanity check of the plumbing."""
+    values = np.array([1.0, 2.0**-53, 2.0**-53, -1.0])
+    assert_same_bits(running_totals("naive", values, FP64), np.array([1.0, 1.0, 1.0, 0.0]))
+    assert_same_bits(running_totals("kahan", values, FP64), from_floats(reference.kahan(values.tolist(), FP64), FP64))
