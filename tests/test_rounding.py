@@ -7,7 +7,7 @@ bit on every kind of case (ties, subnormals, overflow, signed zeros,
 infinities) each vouches for the other.  In the style of ml_dtypes' own
 tests: compute wider, round once, compare bit patterns, all NaNs equal.
 
-``FPSUM_PAIRS`` (default 100,000) sets the number of random pairs per format
+``FPSUM_PAIRS`` (default 1,000,000) sets the number of random pairs per format
 for the FP16 and BF16 addition checks.
 """
 
@@ -26,7 +26,7 @@ from fpsum.formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, g
 from fpsum.rounding import add_exact, round_exact, to_format
 from reference import as_bits, assert_same_bits, from_floats
 
-PAIRS = int(os.environ.get("FPSUM_PAIRS", "100000"))
+PAIRS = int(os.environ.get("FPSUM_PAIRS", "1000000"))
 SEED = 20240607
 
 # Casting NaN codes of ml_dtypes types, or float64 values beyond a format's

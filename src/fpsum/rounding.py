@@ -118,11 +118,40 @@ def add_exact(a: float, b: float, fmt: Format) -> float:
         if math.isinf(a) and math.isinf(b) and (a > 0) != (b > 0):
             return math.nan
         return _overflowed(fmt, (a if math.isinf(a) else b) < 0)
-    total = Fraction(a) + Fraction(b)
+    # Exact integer arithmetic: a float is an integer over a power of two.
+    num_a, den_a = a.as_integer_ratio()
+    num_b, den_b = b.as_integer_ratio()
+    den = max(den_a, den_b)
+    total = num_a * (den // den_a) + num_b * (den // den_b)
     if total == 0:
         both_negative_zero = math.copysign(1.0, a) < 0 and math.copysign(1.0, b) < 0
         return -0.0 if both_negative_zero else 0.0
-    return round_exact(total, fmt)
+    return _round_dyadic(total, den.bit_length() - 1, fmt)
+
+
+def _round_dyadic(numerator: int, scale: int, fmt: Format) -> float:
+    """``numerator / 2**scale`` (nonzero) rounded to nearest, ties to even, in integers only.
+
+    The same rule as :func:`round_exact`, without Fractions: the fast path
+    for sums of floats, whose denominators are powers of two.
+    """
+    negative = numerator < 0
+    magnitude = -numerator if negative else numerator
+    exponent = max(magnitude.bit_length() - 1 - scale, fmt.emin)  # binade, clamped to the subnormals
+    shift = scale + exponent - fmt.precision + 1  # magnitude / 2**shift counts quanta
+    if shift > 0:
+        count, rest = divmod(magnitude, 1 << shift)
+        half = 1 << (shift - 1)
+        if rest > half or (rest == half and count % 2 == 1):
+            count += 1
+    else:
+        count = magnitude << -shift
+    result = math.ldexp(count, exponent - fmt.precision + 1)  # exact: count has at most p + 1 bits
+    if result > fmt.max_finite:
+        return _overflowed(fmt, negative)
+    if result == 0:
+        return -0.0 if negative else 0.0
+    return -result if negative else result
 
 
 def _float32_round_to_odd(values: np.ndarray) -> np.ndarray:
