@@ -30,6 +30,7 @@ NUMBER_TOKEN = re.compile(r"\{\{\s*([a-z0-9_.]+)\s*\}\}")
 FIGURE_PARAGRAPH = re.compile(r"<p>\s*\{\{\s*figure\s+([a-z0-9-]+)\s*\}\}\s*</p>")
 ANY_TOKEN = re.compile(r"\{\{.*?\}\}")
 KIND = re.compile(r'data-kind="(\w+)"')
+CODE = re.compile(r"<pre.*?</pre>|<code.*?</code>", re.S)
 
 _numbers: dict[str, str] = {}
 _fragments: dict[str, str] = {}
@@ -84,7 +85,8 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         return fragment.replace("@root@/", root).replace("@number@", str(counters[label]))
 
     html = FIGURE_PARAGRAPH.sub(figure, html)
-    leftover = ANY_TOKEN.search(html)
+    # Braces in code are code (BibTeX, for one); number tokens were checked before Markdown.
+    leftover = ANY_TOKEN.search(CODE.sub("", html))
     if leftover:
         raise PluginError(f"{page.file.src_uri}: token {leftover.group(0)!r} was not replaced "
                           "(a figure token must be a paragraph of its own)")

@@ -32,6 +32,8 @@ class NeumaierParams:
     block: tuple[float, ...] = (1.0, 4096.0, 1.0, -4096.0)
     repeats: int = 16
     format: str = "fp16"
+    long_n: int = 32768  # a long sum of uniform inputs, where Neumaier's own running sums stall
+    long_seed: int = 0
 
     def __post_init__(self) -> None:
         fmt = fpsum.get_format(self.format)
@@ -75,7 +77,7 @@ def build(params: NeumaierParams) -> Built:
     for j, step in enumerate(steps.tolist()):
         writer.writerow([step, repr(float(exact[j])), *(repr(float(v[j])) for v in runs.values())])
     files[f"{STEM}.csv"] = out.getvalue().encode()
-    inputs = ", ".join(number(v) for v in params.block)
+    inputs = ", ".join(number(v).replace(",", "") for v in params.block)  # a list: no thousands commas
     finals = {m: number(float(v[-1])) for m, v in runs.items()}
     alt = (f"Running totals after each block of {len(params.block)} {fmt.label} inputs, the block {inputs} repeated: "
            f"the exact total climbs to {number(float(exact[-1]))}; Neumaier follows it and ends at "
@@ -92,5 +94,11 @@ def build(params: NeumaierParams) -> Built:
         "neumaier.inputs": inputs,
         "neumaier.exact": number(float(fpsum.exact_sum(one_block))),
         **{f"neumaier.{m}": number(float(fpsum.total(m, one_block, fmt))) for m in METHODS},
+    }
+    long = fpsum.make_inputs("uniform", params.long_n, fmt, params.long_seed)
+    numbers |= {
+        "neumaier.uniform.n": number(params.long_n),
+        "neumaier.uniform.exact": number(float(fpsum.exact_sum(long))),
+        **{f"neumaier.uniform.{m}": number(float(fpsum.total(m, long, fmt))) for m in METHODS},
     }
     return Built(files=files, numbers=numbers)

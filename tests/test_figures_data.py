@@ -1,0 +1,115 @@
+"""The data behind the figures: each CSV has the columns it claims and matches the model."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+import fpsum
+from figures import site_info, snippets
+from figures.build import registry
+
+pytestmark = pytest.mark.xdist_group("site")
+REPO = Path(__file__).resolve().parents[1]
+
+
+def read_csv(site_dir: Path, name: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO((site_dir / "figures" / name).read_text())))
+
+
+@pytest.mark.parametrize(("fmt", "kind"), [("fp16", "uniform"), ("bf16", "ones"), ("fp16", "normal")])
+def test_race_csv_is_the_models_race(site_dir: Path, fmt: str, kind: str) -> None:
+    rows = read_csv(site_dir, f"race-{fmt}-{kind}.csv")
+    assert list(rows[0]) == ["inputs_added", "exact", "naive", "wide", "kahan", "pairwise"]
+    race = fpsum.run_race(fpsum.get_format(fmt), kind)  # type: ignore[arg-type]
+    assert [int(r["inputs_added"]) for r in rows] == race.steps.tolist()
+    for method in fpsum.RACE_METHODS:
+        assert np.array_equal([float(r[method]) for r in rows], race.totals[method])
+    # Independently: the exact running total of the stored inputs at every sampled count.
+    values = fpsum.make_inputs(kind, race.n, fpsum.get_format(fmt), 0).astype(np.float64)  # type: ignore[arg-type]
+    for r in rows[:: max(1, len(rows) // 20)]:
+        assert float(r["exact"]) == pytest.approx(float(np.sum(values[: int(r["inputs_added"])])), rel=1e-12)
+
+
+def test_error_vs_n_csv_matches_a_fresh_sweep(site_dir: Path) -> None:
+    rows = read_csv(site_dir, "error-vs-n.csv")
+    assert list(rows[0]) == ["format", "method", "n", "trials", "p10", "median", "p90", "exact_fraction"]
+    spec = next(s for s in registry() if s.name == "error-vs-n")
+    params = spec.params
+    sweep = fpsum.run_sweep(fpsum.FP16, ("naive", "kahan"), params.n_max, params.trials, params.seed,
+                            per_octave=params.per_octave)
+    for method in ("naive", "kahan"):
+        mine = [r for r in rows if r["format"] == "fp16" and r["method"] == method]
+        assert [int(r["n"]) for r in mine] == sweep.ns.tolist()
+        assert np.array_equal([float(r["median"]) for r in mine], np.median(sweep.errors[method], axis=0))
+    # The stall: FP16 naive relative error at the largest n is about 1 - 2048 / (n / 2).
+    last = next(r for r in rows if r["format"] == "fp16" and r["method"] == "naive" and int(r["n"]) == params.n_max)
+    assert float(last["median"]) == pytest.approx(1 - 2048 / (params.n_max / 2), abs=0.01)
+
+
+def test_fp32_sweep_shows_its_own_stall(site_dir: Path) -> None:
+    rows = read_csv(site_dir, "error-vs-n-fp32.csv")
+    naive = {int(r["n"]): float(r["median"]) for r in rows if r["method"] == "naive"}
+    assert max(naive) >= 2**25
+    beyond = naive[max(naive)]
+    stalled_expected = 1 - 2.0**24 / (max(naive) / 2)
+    assert beyond == pytest.approx(stalled_expected, abs=0.02)
+    assert naive[2**20] < 1e-3
+
+
+def test_formats_table_csv_is_the_model(site_dir: Path) -> None:
+    rows = {r["format"]: r for r in read_csv(site_dir, "formats-table.csv")}
+    assert set(rows) == {"fp16", "bf16", "fp32", "e4m3", "e5m2"}
+    for name, row in rows.items():
+        fmt = fpsum.get_format(name)
+        assert int(row["precision"]) == fmt.precision and float(row["max_finite"]) == fmt.max_finite
+        assert float(row["stall_point"]) == 2.0**fmt.precision
+        assert 1.6 * fmt.stall_point < float(row["mean_uniform_inputs_to_stall"]) < 2.4 * fmt.stall_point
+
+
+def test_blocked_csv_block_one_is_naive(site_dir: Path) -> None:
+    rows = read_csv(site_dir, "blocked.csv")
+    assert list(rows[0]) == ["block", "trials", "p10", "median", "p90", "bound"]
+    blocks = [int(r["block"]) for r in rows]
+    assert blocks == [2**k for k in range(len(blocks))]
+    n = blocks[-1]
+    for r in rows:
+        b = int(r["block"])
+        assert float(r["bound"]) == pytest.approx((b + n / b) * fpsum.FP16.unit_roundoff)
+
+
+def code_blocks(html: str) -> list[str]:
+    """The text of every <code> block, tags stripped and entities decoded."""
+    import html as html_lib
+
+    return [html_lib.unescape(re.sub(r"<[^>]+>", "", b)) for b in re.findall(r"<code>(.*?)</code>", html, re.S)]
+
+
+def test_snippet_outputs_on_the_page_are_what_running_them_prints(site_dir: Path) -> None:
+    blocks = code_blocks((site_dir / "formats.html").read_text())
+    for path in snippets.SnippetParams().files:
+        source = path.read_text().strip()
+        shown = [i for i, b in enumerate(blocks) if b.strip() == source]
+        assert shown, f"the formats page does not show {path.name} as it is"
+        printed = snippets.run_snippet(path)
+        assert blocks[shown[0] + 1].strip() == printed, f"{path.name} prints {printed!r}, the page shows otherwise"
+
+
+def test_bibtex_and_citation_cff_agree(site_dir: Path) -> None:
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text())
+    html = (site_dir / "cite.html").read_text()
+    entry = re.search(r"@software\{.*?\n\}", re.sub(r"<[^>]+>", "", html).replace("&amp;", "&"), re.S)
+    assert entry, "the cite page shows a BibTeX entry"
+    fields = dict(re.findall(r"^\s*(\w+)\s*= \{(.*)\},?$", entry.group(0), re.M))
+    assert fields["title"].strip("{}") == cff["title"]
+    assert fields["version"] == cff["version"] == fpsum.__version__
+    assert fields["year"] == str(cff["date-released"])[:4]
+    assert fields["url"] == cff["url"]
+    assert fields["author"].strip("{}") == cff["authors"][0]["name"]
+    assert site_info.bibtex(site_info.read_citation()) in re.sub(r"<[^>]+>", "", html).replace("&amp;", "&")

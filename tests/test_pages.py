@@ -1,0 +1,104 @@
+"""Every page: strict build, its sections, its figures with numbers, captions, permalinks and downloads;
+and no number the model computes typed by hand into docs/."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from htmlscan import Page
+
+pytestmark = pytest.mark.xdist_group("site")
+REPO = Path(__file__).resolve().parents[1]
+TOPIC_PAGES = ["accumulation-error.html", "error-vs-n.html", "formats.html", "beyond-kahan.html"]
+ALL_PAGES = ["index.html", *TOPIC_PAGES, "cite.html"]
+
+
+def parsed(site_dir: Path, name: str) -> tuple[str, Page]:
+    html = (site_dir / name).read_text(encoding="utf-8")
+    return html, Page(html)
+
+
+@pytest.mark.parametrize("name", TOPIC_PAGES)
+def test_topic_pages_have_concept_maths_code_and_references(site_dir: Path, name: str) -> None:
+    _, page = parsed(site_dir, name)
+    headings = {attrs.get("id") for attrs in page.find("h2")}
+    assert {"concept", "maths", "code", "references"} <= headings, headings
+    links = [a.get("href", "") for a in page.find("a")]
+    assert any(h.startswith("https://doi.org/10.") for h in links), "references carry DOIs"
+
+
+@pytest.mark.parametrize("name", ALL_PAGES)
+def test_every_figure_is_numbered_captioned_linked_and_downloadable(site_dir: Path, name: str) -> None:
+    html, page = parsed(site_dir, name)
+    figures = page.find("figure", class_="fpsum-figure")
+    if name != "cite.html":
+        assert figures, f"{name} has no figure"
+    numbers: dict[str, list[int]] = {}
+    for fig in figures:
+        anchor = fig["id"]
+        kind = fig.get("data-kind", "Figure")
+        start = html.index(f'id="{anchor}"')
+        chunk = html[start:html.index("</figure>", start)]
+        number = re.search(rf'<a class="fpsum-figure__number" href="#{anchor}"[^>]*>{kind} (\d+)\.</a>', chunk)
+        assert number, f"{anchor}: no numbered permalink"
+        numbers.setdefault(kind, []).append(int(number.group(1)))
+        caption = re.sub(r"<[^>]+>", "", chunk[chunk.index("<figcaption>"):])
+        assert len(caption.split()) >= 12, f"{anchor}: the caption says too little"
+        downloads = re.findall(r'<a href="([^"]+)" download>', chunk)
+        wanted = {".csv"} if kind == "Table" else {".svg", ".png", ".csv"}
+        assert {Path(d).suffix for d in downloads} >= wanted, f"{anchor}: downloads {downloads}"
+        for link in downloads:
+            assert (site_dir / link).is_file(), f"{anchor}: {link} is missing from the site"
+    for kind, seen in numbers.items():
+        assert seen == list(range(1, len(seen) + 1)), f"{name}: {kind} numbers {seen}"
+
+
+def test_png_downloads_are_slide_sized(site_dir: Path) -> None:
+    import struct
+
+    for png in (site_dir / "figures").glob("*.png"):
+        header = png.read_bytes()[:24]
+        width, _ = struct.unpack(">II", header[16:24])
+        assert width == 1920, f"{png.name} is {width} px wide"
+
+
+def test_cite_page_shows_version_date_and_licences(site_dir: Path) -> None:
+    import fpsum
+
+    _, page = parsed(site_dir, "cite.html")
+    numbers = json.loads((site_dir / "data" / "numbers.json").read_text())
+    assert fpsum.__version__ in page.text and numbers["site.build_date"] in page.text
+    assert "CC BY 4.0" in page.text and "MIT" in page.text
+
+
+def _model_numbers(site_dir: Path) -> set[str]:
+    """Texts of numbers the model computed that are specific enough to spot if typed by hand."""
+    numbers = json.loads((site_dir / "data" / "numbers.json").read_text())
+    found = set()
+    for key, text in numbers.items():
+        if key.startswith(("format.", "site.", "cite.", "snippet.")) and not key.endswith((".stall", ".stall_after")):
+            continue  # labels, precisions and dates are definitions, not results
+        if key in ("blocked.default_b",):
+            continue  # a parameter (numpy's block of 128 too), not a result
+        for token in re.findall(r"\d[\d,]*\.?\d*", text):
+            digits = token.replace(",", "").replace(".", "").lstrip("0")
+            if len(digits) >= 3:  # 2, 16, 128 appear as plain facts; 2,048 or 4,078.146 do not
+                found.add(token)
+    return found
+
+
+def test_no_model_number_is_typed_by_hand_into_docs(site_dir: Path) -> None:
+    typed = _model_numbers(site_dir)
+    offenders = []
+    for md in sorted((REPO / "docs").glob("*.md")):
+        text = re.sub(r"\{\{.*?\}\}", " ", md.read_text(encoding="utf-8"))  # tokens are fine
+        text = re.sub(r"https?://\S+|doi:\S+|arXiv:\S+|#\d+", " ", text)  # addresses and issue numbers
+        for number in typed:
+            for hit in re.finditer(rf"(?<![\d,.]){re.escape(number)}(?![\d,]|\.\d)", text):
+                line = text[: hit.start()].count("\n") + 1
+                offenders.append(f"{md.name}:{line}: {number}")
+    assert not offenders, "numbers the model computes, typed by hand:\n" + "\n".join(offenders)
