@@ -55,18 +55,19 @@ def power_of_two(value: float) -> str:
 
 
 def magnitude(value: float) -> str:
-    """Plain digits up to a million, else ``3.39 × 10<sup>38</sup>`` (or a power of two when exact)."""
-    if value < 1e6 and value >= 1e-3:
-        return number(value)
-    if value == 2.0 ** round(math.log2(value)):
+    """A power of two below 1 as ``2<sup>−6</sup>``; plain digits up to a million; else ``3.39 × 10<sup>38</sup>``."""
+    exact_power = value == 2.0 ** round(math.log2(value))
+    if exact_power and (value < 1 or value >= 1e6):
         return power_of_two(value)
+    if 1 <= value < 1e6:
+        return number(value)
     exponent = math.floor(math.log10(value))
     return f"{value / 10**exponent:.3g} × 10<sup>{'−' if exponent < 0 else ''}{abs(exponent)}</sup>"
 
 
 def build(params: FormatsParams) -> Built:
     columns = ["format", "bits", "p", "u", "largest finite", "smallest normal", "smallest subnormal",
-               "stall point", "uniform inputs to stall (mean)", "overflow"]
+               "stall point", "inputs to stall", "overflow to"]
     rows_html, csv_rows = [], []
     numbers: dict[str, str] = {}
     for name in params.formats:
@@ -76,7 +77,7 @@ def build(params: FormatsParams) -> Built:
         about = float(f"{mean_steps:.2g}")  # an average: two significant figures
         cells = [escape(fmt.label), str(fmt.bits), str(fmt.precision), power_of_two(fmt.unit_roundoff),
                  magnitude(fmt.max_finite), magnitude(fmt.smallest_normal), magnitude(fmt.smallest_subnormal),
-                 number(fmt.stall_point), number(about), escape(fmt.overflow_rule)]
+                 number(fmt.stall_point), number(about), "NaN" if fmt.overflow == "nan" else "±∞"]
         rows_html.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         csv_rows.append([fmt.name, fmt.bits, fmt.precision, repr(fmt.unit_roundoff), repr(fmt.max_finite),
                          repr(fmt.smallest_normal), repr(fmt.smallest_subnormal), repr(fmt.stall_point),
@@ -94,10 +95,15 @@ def build(params: FormatsParams) -> Built:
                      "smallest_subnormal", "stall_point", "mean_uniform_inputs_to_stall", "overflow"])
     writer.writerows(csv_rows)
     head = "<tr>" + "".join(f"<th>{escape(c)}</th>" for c in columns) + "</tr>"
-    table = f"<table>\n<thead>{head}</thead>\n<tbody>\n" + "\n".join(rows_html) + "\n</tbody>\n</table>"
+    # mkdocs-material's own wrappers: a table that scrolls sideways on a narrow screen.
+    table = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
+             f"<table>\n<thead>{head}</thead>\n<tbody>\n" + "\n".join(rows_html) + "\n</tbody>\n</table>"
+             "</div></div>")
     caption = (f"The formats of the model. u = 2<sup>−p</sup> is the unit roundoff; the stall point 2<sup>p</sup> "
-               f"is where a running sum of inputs in [0, 1) stops growing; the last count is the mean over "
-               f"{params.stall_seeds} seeded runs ({params.wide_stall_seeds} for FP32), to two figures. ")
+               "is where a running sum of inputs in [0, 1) stops growing, and the inputs to stall are how many "
+               f"uniform inputs it takes to get there (mean over {params.stall_seeds} seeded runs, "
+               f"{params.wide_stall_seeds} for FP32, to two figures). Overflow: past the largest finite value a "
+               "result becomes ±∞, except in E4M3, which has no infinity and gives NaN. ")
     fragment = figure_html(FIGURE_ID, table, caption, {"CSV data": CSV_PATH}, kind="Table")
     return Built(files={CSV_PATH: out.getvalue().encode(), f"_fragments/{FIGURE_ID}.html": fragment.encode()},
                  numbers=numbers)
