@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 import fpsum
 
 from .cache import Built
-from .html import figure_html, image_pair, static_downloads
+from .html import static_fragment
 from .mpl import render
 from .style import METHOD_STYLE, Palette, method_colour
 from .text import number, significant
@@ -130,7 +130,5 @@ def build(params: BlockedParams) -> Built:
                f"for {number(params.n)} uniform inputs in {result.fmt.label}: median and 10-90 % band over "
                f"{params.trials} trials; dashed: the first-order bound (b + n/b)u; horizontal lines: naive and "
                "pairwise summation of the same inputs. ")
-    files[f"_fragments/{FIGURE_ID}.html"] = figure_html(
-        FIGURE_ID, image_pair(STEM, alt, round(SIZE[0] * 100), round(SIZE[1] * 100)), caption,
-        static_downloads(STEM)).encode()
+    files |= static_fragment(FIGURE_ID, STEM, SIZE, alt, caption)
     return Built(files=files, numbers=numbers)

@@ -21,7 +21,7 @@ import fpsum
 from fpsum.methods import Method
 
 from .cache import Built
-from .html import figure_html, image_pair, static_downloads
+from .html import static_fragment
 from .mpl import render
 from .style import METHOD_STYLE, Palette, method_colour
 from .text import number, significant
@@ -190,8 +190,6 @@ def build(params: ErrorVsNParams) -> Built:
     sweeps = compute(params)
     files = render(lambda palette: draw(sweeps, palette), params.stem)
     files[f"{params.stem}.csv"] = csv_bytes(sweeps)
-    width, height = figsize(len(sweeps))
-    body = image_pair(params.stem, alt_text(sweeps, params), round(width * 100), round(height * 100))
-    files[f"_fragments/{params.figure_id}.html"] = figure_html(
-        params.figure_id, body, caption(sweeps, params), static_downloads(params.stem)).encode()
+    files |= static_fragment(params.figure_id, params.stem, figsize(len(sweeps)), alt_text(sweeps, params),
+                             caption(sweeps, params))
     return Built(files=files, numbers=headline(sweeps, params))

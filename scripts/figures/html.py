@@ -45,3 +45,10 @@ def static_downloads(stem: str, csv: bool = True) -> dict[str, str]:
     if csv:
         links["CSV data"] = f"{stem}.csv"
     return links
+
+
+def static_fragment(figure_id: str, stem: str, size: tuple[float, float], alt: str, caption: str) -> dict[str, bytes]:
+    """The page fragment of a static figure drawn at ``size`` inches: image pair, caption, the usual downloads."""
+    body = image_pair(stem, alt, round(size[0] * 100), round(size[1] * 100))
+    html = figure_html(figure_id, body, caption, static_downloads(stem))
+    return {f"_fragments/{figure_id}.html": html.encode()}

@@ -14,7 +14,7 @@ import fpsum
 from fpsum.methods import Method
 
 from .cache import Built
-from .html import figure_html, image_pair, static_downloads
+from .html import static_fragment
 from .mpl import render
 from .style import METHOD_STYLE, Palette, method_colour
 from .text import number
@@ -86,9 +86,7 @@ def build(params: NeumaierParams) -> Built:
                "input swamps the running sum; Kahan's correction is computed as if the running sum were the "
                "larger operand, so it loses the small inputs too, while Neumaier takes the lost part from the "
                "smaller operand. ")
-    files[f"_fragments/{FIGURE_ID}.html"] = figure_html(
-        FIGURE_ID, image_pair(STEM, alt, round(SIZE[0] * 100), round(SIZE[1] * 100)), caption,
-        static_downloads(STEM)).encode()
+    files |= static_fragment(FIGURE_ID, STEM, SIZE, alt, caption)
     one_block = np.array(params.block).astype(fmt.dtype)
     numbers = {
         "neumaier.inputs": inputs,

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 import fpsum
 
 from .cache import Built
-from .html import figure_html, image_pair, static_downloads
+from .html import static_fragment
 from .mpl import render
 from .style import Palette
 from .text import number
@@ -97,7 +97,5 @@ def build(params: SpacingParams) -> Built:
     caption = ("The gap between neighbouring representable values (ulp) against magnitude: constant within a "
                "binade, doubling at each power of two. Dots: where the gap reaches 2, the stall point of a "
                "running sum of inputs in [0, 1). ")
-    files[f"_fragments/{FIGURE_ID}.html"] = figure_html(
-        FIGURE_ID, image_pair(STEM, alt, round(SIZE[0] * 100), round(SIZE[1] * 100)), caption,
-        static_downloads(STEM)).encode()
+    files |= static_fragment(FIGURE_ID, STEM, SIZE, alt, caption)
     return Built(files=files)

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 import fpsum
 
 from .cache import Built
-from .html import figure_html, image_pair, static_downloads
+from .html import static_fragment
 from .mpl import render
 from .style import Palette, method_colour
 from .text import number
@@ -109,7 +109,5 @@ def build(params: StochasticParams) -> Built:
     caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest (solid) and "
                f"with stochastic rounding ({params.runs} runs with different random streams, thin lines); "
                "dashed: the exact running total; dotted: the stall point. ")
-    files[f"_fragments/{FIGURE_ID}.html"] = figure_html(
-        FIGURE_ID, image_pair(STEM, alt, round(SIZE[0] * 100), round(SIZE[1] * 100)), caption,
-        static_downloads(STEM)).encode()
+    files |= static_fragment(FIGURE_ID, STEM, SIZE, alt, caption)
     return Built(files=files, numbers=numbers)
