@@ -232,9 +232,9 @@ def check_coverage(kind: str, a: np.ndarray, b: np.ndarray, want: np.ndarray, fm
 
 
 @pytest.mark.parametrize("kind", list(PAIR_KINDS))
-@pytest.mark.parametrize("fmt", [FP16, BF16], ids=ids)
+@pytest.mark.parametrize("fmt", [FP16, BF16, FP32], ids=ids)
 def test_add_exact_matches_dtype_addition(fmt: Format, kind: str) -> None:
-    """NumPy float16 / ml_dtypes bfloat16 addition == exact sum rounded once, on random pairs."""
+    """NumPy float16 and float32 / ml_dtypes bfloat16 addition == exact sum rounded once, on random pairs."""
     make, share = PAIR_KINDS[kind]
     rng = np.random.default_rng([SEED, fmt.bits, fmt.precision, list(PAIR_KINDS).index(kind)])
     a, b = make(fmt, max(1, int(PAIRS * share)), rng)

@@ -142,7 +142,8 @@ def exact_running(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     "digits" whose cumulative sums are exact (one digit for FP16 inputs of
     any practical length, two or three for FP32); values near the limits of
     FP64 go through 31-bit integer limbs instead.  ``ValueError`` for
-    non-finite values or counts outside 1..n.
+    NaN or inf values (an exact sum needs finite inputs) or counts outside
+    1..n; -0.0 counts as zero, and an exact zero sum is +0.0.
     """
     counts = np.asarray(at, dtype=np.int64)
     wide = np.asarray(values, dtype=np.float64)

@@ -153,7 +153,8 @@ FORMATS: dict[str, Format] = {f.name: f for f in (FP16, BF16, FP32, FP64, E4M3, 
 def get_format(name: str) -> Format:
     """Look a format up by its short name (``fp16``, ``bf16``, ``fp32``, ``fp64``, ``e4m3``, ``e5m2``).
 
-    Raises ``KeyError`` with the list of known names for anything else.
+    Raises ``KeyError`` with the list of known names for anything else
+    (names are case-insensitive; there are no numbers here, so no NaN, inf or -0 cases).
     """
     try:
         return FORMATS[name.lower()]
@@ -163,5 +164,8 @@ def get_format(name: str) -> Format:
 
 
 def accumulator_for(fmt: Format) -> Format:
-    """The wider accumulator of the ``wide`` method: FP32 below FP32, else FP64."""
+    """The wider accumulator of the ``wide`` method: FP32 below FP32, else FP64.
+
+    Every value of ``fmt``, NaN, +-inf and -0.0 included, converts to it exactly.
+    """
     return FP32 if fmt.bits < 32 else FP64

@@ -44,7 +44,8 @@ def input_chunks(kind: InputKind, n: int, fmt: Format, seed: int, trials: int, c
     """The rows of ``make_inputs(kind, n, fmt, seed, trials)``, ``chunk`` trials at a time.
 
     The same values, since NumPy fills an array row after row from one
-    stream; for sweeps too large to hold every trial at once.
+    stream; for sweeps too large to hold every trial at once.  Like
+    :func:`make_inputs`, never NaN, inf or -0.0.
     """
     if n < 1 or trials < 1 or chunk < 1:
         raise ValueError(f"n, trials and chunk must be at least 1, got {n}, {trials}, {chunk}")

@@ -56,7 +56,8 @@ def naive_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     """Left to right, ``s = fl(s + x)`` (recursive summation).
 
     ``np.add.accumulate`` rounds to the dtype after every addition, so it is
-    exactly this loop, at native speed.
+    exactly this loop, at native speed.  Starts from the first input, so a
+    lone -0.0 stays -0.0; NaN and inf propagate as IEEE says (inf + -inf is NaN).
     """
     _check(values, fmt)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -67,7 +68,8 @@ def wide_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     """Inputs in ``fmt``, running total in a wider format (FP32, or FP64 from FP32 up).
 
     Returned in the accumulator's dtype: the point is that it is not rounded
-    back to ``fmt``.
+    back to ``fmt``.  NaN, inf and -0.0 convert exactly and propagate as in
+    :func:`naive_running`; an E4M3 input NaN stays NaN.
     """
     _check(values, fmt)
     wide = values.astype(accumulator_for(fmt).dtype)
@@ -105,7 +107,8 @@ def pairwise_split(n: int) -> int:
     """Size of the left part of a pairwise sum of ``n >= 2`` inputs.
 
     The largest power of two strictly below ``n``: a power-of-two ``n`` splits
-    in half all the way down, a perfectly balanced tree.
+    in half all the way down, a perfectly balanced tree.  A count, not a
+    float: no NaN, inf or -0 cases; ``n`` below 2 is meaningless.
     """
     return 1 << ((n - 1).bit_length() - 1)
 
@@ -116,6 +119,7 @@ def pairwise_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
     A power-of-two part is a balanced tree, added one level at a time (pairs,
     then pairs of pairs); any other ``n`` splits at :func:`pairwise_split`.
     The running version below gives the same bits for every prefix at once.
+    NaN and inf propagate up the tree (inf + -inf is NaN); -0.0 + -0.0 stays -0.0.
     """
     _check(values, fmt)
     n = values.shape[-1]
@@ -149,6 +153,7 @@ def pairwise_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     complete aligned blocks of 2**k (a binary counter of complete blocks); the
     pairwise tree adds each block's balanced sum, the smallest (rightmost)
     first.  Done for all ``i`` at once, one vector operation per binary digit.
+    NaN, inf and -0.0 behave as in :func:`pairwise_sum`, prefix by prefix.
     """
     _check(values, fmt)
     n = values.shape[-1]
@@ -207,13 +212,15 @@ def blocked_running(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK)
     Entry i is the blocked sum of the first i + 1 inputs: the running sum of
     the complete blocks before it plus the partial sum of its own block.
     ``block`` must be at least 1 (1 and >= n are both plain naive sums).
+    NaN, inf and -0.0 behave as in naive summation (the last block is padded
+    with -0.0, which adds nothing, not even a sign).
     """
     _check(values, fmt)
     if block < 1:
         raise ValueError(f"block size must be at least 1, got {block}")
     n = values.shape[-1]
     blocks = -(-n // block)
-    padded = np.zeros(values.shape[:-1] + (blocks * block,), dtype=values.dtype)
+    padded = np.full(values.shape[:-1] + (blocks * block,), -0.0, dtype=values.dtype)  # x + -0 == x, always
     padded[..., :n] = values
     with np.errstate(over="ignore", invalid="ignore"):
         within = np.add.accumulate(padded.reshape(values.shape[:-1] + (blocks, block)), axis=-1)
@@ -261,7 +268,8 @@ def running_totals(
     """Running totals of ``method`` (see the module docstring).
 
     ``block`` is used by ``blocked`` only, ``seed`` by ``stochastic`` only.
-    ``ValueError`` for an unknown method or a block size below 1.
+    ``ValueError`` for an unknown method or a block size below 1.  NaN, inf
+    and -0.0 are handled by each method as its docstring says.
     """
     if method == "blocked":
         return blocked_running(values, fmt, block)
@@ -278,7 +286,8 @@ def total(method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAU
     """The final sum of ``method`` over the last axis (shape ``values.shape[:-1]``).
 
     The same value as the last running total; pairwise is computed directly
-    from its tree, which is cheaper than every prefix.
+    from its tree, which is cheaper than every prefix.  NaN, inf and -0.0 as
+    in the running version of the method.
     """
     if method == "pairwise":
         return pairwise_sum(values, fmt)

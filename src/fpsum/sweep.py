@@ -30,7 +30,10 @@ class Sweep:
 
 
 def log_grid(n_max: int, per_octave: int = 4) -> np.ndarray:
-    """Counts from 1 to ``n_max``, about ``per_octave`` per doubling, every power of two included."""
+    """Counts from 1 to ``n_max``, about ``per_octave`` per doubling, every power of two included.
+
+    Integers only: no NaN, inf or -0 cases.  ``ValueError`` if ``n_max`` < 1.
+    """
     if n_max < 1:
         raise ValueError(f"n_max must be at least 1, got {n_max}")
     octaves = n_max.bit_length() - 1  # exact floor(log2 n_max), where float log2 may round up

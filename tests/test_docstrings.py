@@ -1,0 +1,31 @@
+"""Every public function of the model says what it does with NaN, infinities and -0."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from types import ModuleType
+
+import pytest
+
+import fpsum
+from fpsum import cli, exact, formats, inputs, methods, race, rounding, sweep
+
+MODULES = [formats, rounding, inputs, methods, exact, race, sweep]
+
+
+def public_functions(module: ModuleType) -> list[str]:
+    return [name for name, obj in vars(module).items()
+            if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == module.__name__]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_public_functions_state_their_nan_inf_and_signed_zero_behaviour(module: ModuleType) -> None:
+    missing = [name for name in public_functions(module)
+               if not re.search(r"NaN|\binf|-0", inspect.getdoc(getattr(module, name)) or "")]
+    assert not missing, f"{module.__name__}: no word on NaN/inf/-0 in {missing}"
+
+
+def test_every_module_and_the_command_line_have_docstrings() -> None:
+    for module in [fpsum, cli, *MODULES]:
+        assert (module.__doc__ or "").strip(), module.__name__
