@@ -36,7 +36,13 @@ test: $(STAMP) chromium
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --dist loadgroup
 
-bench: $(STAMP)
+# Lighthouse 12.2.3 for `make bench`, pinned by tools/lighthouse/package-lock.json (needs Node 18.20+).
+LIGHTHOUSE := tools/lighthouse/node_modules/.installed
+$(LIGHTHOUSE): tools/lighthouse/package.json tools/lighthouse/package-lock.json
+	cd tools/lighthouse && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+bench: $(STAMP) $(LIGHTHOUSE) chromium
 	$(BIN)/python scripts/bench.py
 
 clean:

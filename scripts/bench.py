@@ -104,6 +104,9 @@ def main() -> None:
                 continue
             total, count = page_weight(site, page)
             print(f"  {page.name:32s} {total / 1024:8.1f} KB in {count} files")
+        from lighthouse_bench import measure  # scripts/lighthouse_bench.py: every page, desktop and mobile
+
+        measure(site)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Shared fixtures: the built site, a local server for it, and Debian's chromium."""
+"""Shared fixtures: the built site, a local server for it, Debian's chromium and a browser."""
 
 from __future__ import annotations
 
@@ -9,13 +9,18 @@ import shutil
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
+
+from browsing import CHROMIUM_ARGS, Visit  # noqa: E402 (tests/ is on sys.path: pytest's rootdir conftest)
+from repocopy import BuiltCopy, build_copy, copy_repo  # noqa: E402
 
 
 def build_site(target: Path) -> subprocess.CompletedProcess[str]:
@@ -59,3 +64,68 @@ def chromium_path() -> str:
     if path is None:
         pytest.fail("chromium is not installed: run `make test`, which installs Debian's chromium")
     return path
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: str) -> Iterator[Browser]:
+    """Debian's chromium driven by Playwright, one per test module (each test opens its own context).
+
+    Not one per session: Playwright's sync API runs one instance at a time in
+    a thread, and other modules start their own.
+    """
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def opened(browser: Browser, site_url: str) -> Iterator[Callable[[str], Visit]]:
+    """Each page of the served site opened once per test module, its formulas typeset.
+
+    For the tests that look without changing anything, or that put back what
+    they change (palette, print media, selected tabs); a test that plays with
+    the figures opens a ``Visit`` of its own.
+    """
+    visits: dict[str, Visit] = {}
+
+    def get(name: str) -> Visit:
+        if name not in visits:
+            visits[name] = Visit(browser, site_url, name)
+            visits[name].wait_for_formulas()
+        return visits[name]
+
+    yield get
+    for visit in visits.values():
+        visit.close()
+
+
+@pytest.fixture(scope="session")
+def built_copy(tmp_path_factory: pytest.TempPathFactory) -> BuiltCopy:
+    """A copy of the repository, built once from an empty figure cache (which it then holds).
+
+    Made once per test run even when pytest-xdist spreads its users over
+    several workers: the first worker to get here builds, the others wait.
+    """
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # this run's folder, shared by its workers
+    built = BuiltCopy(repo=base / "copy-repo", site=base / "copy-site-cold")
+    done, failed = base / "copy.done", base / "copy.failed"
+    try:
+        os.close(os.open(base / "copy.lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        deadline = time.monotonic() + 600
+        while not (done.exists() or failed.exists()) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert done.exists(), failed.read_text() if failed.exists() else "the copy was not built in 10 minutes"
+        return built
+    built.repo.mkdir()
+    copy_repo(built.repo)
+    assert not (built.repo / ".cache").exists()
+    result = build_copy(built.repo, built.site)
+    if result.returncode != 0:
+        failed.write_text(f"strict build of the copy failed:\n{result.stderr[-4000:]}")
+        pytest.fail(failed.read_text())
+    done.write_text("built\n")
+    return built

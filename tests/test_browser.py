@@ -1,60 +1,49 @@
-"""The accumulation-error page in a real browser: Debian's chromium driven by Playwright."""
+"""Every page of the built site in a real browser: Debian's chromium driven by Playwright.
+
+Pages are discovered (``browsing.doc_pages()``, checked against the sitemap),
+and so are the figures, formulas, tabs and links on each page: a new page or
+figure is tested without being named here.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from urllib.parse import urlparse
+import os
+import re
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
+
+from browsing import (
+    NOT_FOUND_PAGE, Visit, all_pages, built_html, doc_pages, first_tabs, has_formulas, has_races, set_scheme, show,
+    sitemap_pages,
+)
+from htmlscan import Page as HtmlPage
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
 
-# Without the background-networking flags chromium tries to reach Google at start-up.
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
+PAGES = all_pages()
+Opened = Callable[[str], Visit]
+# Whether an element is drawn. checkVisibility() is no use inside SVG: it answers true under display:none.
+RENDERED_JS = """const RENDERED = el => el.getClientRects().length > 0 && getComputedStyle(el).visibility !== 'hidden'
+    && (!(el instanceof HTMLElement) || el.checkVisibility());"""
+
+
+def with_rendered(function: str) -> str:
+    """A JS function that can call RENDERED(element)."""
+    return f"(arg) => {{ {RENDERED_JS} return ({function})(arg); }}"
+RACE_JS_READY = "document.querySelectorAll('.race:not([data-race-ready])').length === 0"
 
 
 @pytest.fixture(scope="module")
-def browser(chromium_path: str) -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
-
-
-class Visit:
-    """A page opened with every console error and every non-local request recorded."""
-
-    def __init__(self, browser: Browser, url: str) -> None:
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.page: Page = self.context.new_page()
-        self.errors: list[str] = []
-        self.remote: list[str] = []
-        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("request", self._request)
-        self.page.goto(url, wait_until="load")
-
-    def _request(self, request: object) -> None:
-        url = getattr(request, "url")
-        host = urlparse(url).hostname
-        if url.startswith(("data:", "blob:", "about:")):
-            return
-        if host not in ("127.0.0.1", "localhost"):
-            self.remote.append(url)
-
-    def close(self) -> None:
-        self.context.close()
-
-
-@pytest.fixture()
 def visit(browser: Browser, site_url: str) -> Iterator[Visit]:
-    opened = Visit(browser, site_url + "accumulation-error.html")
-    yield opened
-    opened.close()
+    """The accumulation-error page, for its own tests at the end of this file (in order)."""
+    page = Visit(browser, site_url, "accumulation-error.html")
+    yield page
+    page.close()
 
 
 def wait_for_mathjax(page: Page) -> None:
@@ -65,11 +54,298 @@ def wait_for_mathjax(page: Page) -> None:
     )
 
 
+def race_ids(page: Page) -> list[str]:
+    return list(page.eval_on_selector_all(".race", "races => races.map(r => r.id)"))
+
+
+# ---------------------------------------------------------------- the pages themselves
+
+
+def test_the_pages_tested_are_the_pages_built(site_dir: Path) -> None:
+    assert sitemap_pages(site_dir) == doc_pages()
+    assert (site_dir / NOT_FOUND_PAGE).is_file()
+    assert any(has_formulas(site_dir, p) for p in PAGES) and any(has_races(site_dir, p) for p in PAGES)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_loads_cleanly_and_typesets_every_formula(opened: Opened, site_dir: Path, name: str) -> None:
+    """No console error, no failed or outside request; every formula typeset, no TeX left in sight."""
+    visit = opened(name)
+    formulas = visit.page.locator(".arithmatex").count()
+    assert formulas == built_html(site_dir, name).count('class="arithmatex"')
+    if formulas:
+        assert visit.page.locator(".arithmatex mjx-container svg").count() >= formulas
+    assert visit.tex_left() == []
+    visit.page.wait_for_timeout(200)  # late errors: images, workers, typesetting
+    assert visit.problems() == []
+
+
+def serve_sitemap_as_if_deployed(page: Page, site_dir: Path, site_url: str) -> None:
+    """Serve the sitemap with the local server's address in place of ``site_url``.
+
+    mkdocs-material's instant navigation takes over only links to pages its
+    sitemap lists; it maps the sitemap's addresses to the current host and
+    scheme, but not the port.  Deployed at ``site_url``, or under ``mkdocs
+    serve`` (which rewrites ``site_url``), they match; on the test server's
+    random port they would not, and every click would load a whole page.
+    """
+    sitemap = (site_dir / "sitemap.xml").read_text(encoding="utf-8")
+    locs = re.findall(r"<loc>\s*(.*?)\s*</loc>", sitemap)
+    prefix = os.path.commonprefix(locs)
+    prefix = prefix[: prefix.rindex("/") + 1]
+    local = sitemap.replace(prefix, site_url)
+    page.route("**/sitemap.xml", lambda route: route.fulfill(body=local, content_type="application/xml"))
+
+
+@pytest.mark.parametrize("name", doc_pages())
+def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_url: str, site_dir: Path,
+                                                      name: str) -> None:
+    """Clicking a nav link swaps the page without a reload; MathJax still typesets every formula.
+
+    The walk starts from a page without formulas when there is one, so MathJax
+    has to be loaded on demand.
+    """
+    if not has_formulas(site_dir, name):
+        assert 'class="arithmatex"' not in built_html(site_dir, name)
+        return
+    others = [p for p in doc_pages() if p != name]
+    plain = [p for p in others if not has_formulas(site_dir, p)]
+    start = (plain or others)[0]
+    fresh = Visit(browser, site_url)
+    try:
+        page = fresh.page
+        serve_sitemap_as_if_deployed(page, site_dir, site_url)
+        fresh.goto(start)
+        page.evaluate("window.__sameDocument = true")
+        target = site_url + name
+        page.evaluate("""(target) => [...document.querySelectorAll('.md-sidebar--primary a.md-nav__link')]
+                           .find(a => a.href === target).setAttribute('data-test-target', '')""", target)
+        page.locator("a[data-test-target]").click()
+        page.wait_for_url(re.compile(re.escape(name) + "$"))
+        formulas = built_html(site_dir, name).count('class="arithmatex"')
+        page.wait_for_function(f"document.querySelectorAll('.arithmatex').length === {formulas}")
+        fresh.wait_for_formulas()
+        assert page.evaluate("window.__sameDocument === true"), "navigation.instant did not swap the page in place"
+        assert fresh.tex_left() == []
+        assert fresh.problems() == []
+    finally:
+        fresh.close()
+
+
+# ---------------------------------------------------------------- the race animations
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_race_plays_pauses_and_restarts(browser: Browser, site_url: str, site_dir: Path, name: str) -> None:
+    if not has_races(site_dir, name):
+        return
+    fresh = Visit(browser, site_url, name)
+    try:
+        page = fresh.page
+        page.wait_for_function(RACE_JS_READY)
+        ids = race_ids(page)
+        assert ids
+        for race_id in ids:
+            show(page.locator(f"#{race_id}"))
+            race = page.locator(f"#{race_id}")
+            svg = race.locator("svg").first
+            pause = race.locator("[data-race-action=pause]")
+            restart = race.locator("[data-race-action=restart]")
+            assert svg.is_visible() and pause.is_visible() and restart.is_visible(), race_id
+            page.wait_for_function(f"!document.getElementById('{race_id}').hasAttribute('data-race-waiting')")
+            t0 = svg.evaluate("s => s.getCurrentTime()")
+            page.wait_for_timeout(150)
+            assert svg.evaluate("s => s.getCurrentTime()") > t0, f"{race_id}: the animation does not run"
+            pause.click()
+            assert svg.evaluate("s => s.animationsPaused()"), f"{race_id}: Pause does not pause"
+            assert pause.inner_text() == "Play"
+            frozen = svg.evaluate("s => s.getCurrentTime()")
+            page.wait_for_timeout(200)
+            assert svg.evaluate("s => s.getCurrentTime()") == pytest.approx(frozen, abs=1e-3), race_id
+            pause.click()
+            assert not svg.evaluate("s => s.animationsPaused()"), f"{race_id}: Play does not resume"
+            assert pause.inner_text() == "Pause"
+            page.wait_for_timeout(150)
+            before = svg.evaluate("s => s.getCurrentTime()")
+            restart.click()
+            after = svg.evaluate("s => s.getCurrentTime()")
+            assert after < before - 0.3, f"{race_id}: Restart does not go back ({before:.2f} s -> {after:.2f} s)"
+            assert not svg.evaluate("s => s.animationsPaused()")
+        assert fresh.problems() == []
+    finally:
+        fresh.close()
+
+
+NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_with_reduced_motion_every_race_shows_its_final_frame_and_stands_still(
+        browser: Browser, site_url: str, site_dir: Path, name: str) -> None:
+    if not has_races(site_dir, name):
+        return
+    fresh = Visit(browser, site_url, name, reduced_motion="reduce")
+    try:
+        page = fresh.page
+        page.wait_for_function(RACE_JS_READY)
+        for race_id in race_ids(page):
+            show(page.locator(f"#{race_id}"))
+            race = page.locator(f"#{race_id}")
+            state = race.evaluate(
+                with_rendered("""race => {
+                  const svg = race.querySelector('svg');
+                  const shown = RENDERED;
+                  return {
+                    still: [...svg.querySelectorAll('.still')].filter(shown)
+                      .map(g => [...g.querySelectorAll('text')].map(t => t.textContent).join(' ')),
+                    moving: [...svg.querySelectorAll('.anim')].filter(shown).length,
+                    buttons: [...race.querySelectorAll('[data-race-action]')].filter(shown).length,
+                    title: svg.querySelector('title').textContent,
+                    desc: svg.querySelector('desc').textContent,
+                  };
+                }"""))
+            assert len(state["still"]) == 1, f"{race_id}: the final frame is not shown"
+            assert state["moving"] == 0, f"{race_id}: animated parts are shown"
+            assert state["buttons"] == 0, f"{race_id}: play controls are offered for a still figure"
+            shown = set(NUMBER.findall(state["still"][0]))
+            inputs = re.findall(r"([\d,]+) inputs", state["title"])[0]  # "... 8,192 inputs ...": the last count
+            exact = NUMBER.findall(state["desc"].split("exact total")[-1])[0]
+            assert {inputs, exact} <= shown, f"{race_id}: the still frame is not the final one: {shown}"
+            assert shown <= set(NUMBER.findall(state["title"] + state["desc"])), race_id
+            first = race.locator("svg").first.screenshot()
+            page.wait_for_timeout(300)
+            assert race.locator("svg").first.screenshot() == first, f"{race_id} moves"
+        assert fresh.problems() == []
+    finally:
+        fresh.close()
+
+
+# ---------------------------------------------------------------- tabs, palette, downloads, print
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_tab_switches(opened: Opened, site_dir: Path, name: str) -> None:
+    if "tabbed-set" not in built_html(site_dir, name):
+        return
+    visit = opened(name)
+    page = visit.page
+    problems = len(visit.problems())
+    try:
+        sets = page.locator(".tabbed-set")
+        for s in range(sets.count()):
+            tab_set = sets.nth(s)
+            labels = tab_set.locator(":scope > .tabbed-labels > label")
+            blocks = tab_set.locator(":scope > .tabbed-content > .tabbed-block")
+            assert labels.count() == blocks.count() >= 2
+            if not labels.first.is_visible():
+                show(tab_set)  # a set inside another set's hidden tab
+            for i in [*range(1, labels.count()), 0]:
+                labels.nth(i).click()
+                visible = [blocks.nth(j).is_visible() for j in range(blocks.count())]
+                assert visible == [j == i for j in range(blocks.count())], f"set {s}, tab {i}: {visible}"
+        assert visit.problems()[problems:] == []
+    finally:
+        first_tabs(page)
+        page.evaluate("window.scrollTo(0, 0)")
+
+
+def palette_state(page: Page) -> dict[str, object]:
+    """What each figure shows: the visible image of each static figure, a stroke colour of each race."""
+    return dict(page.evaluate(
+        """() => ({
+          scheme: document.body.getAttribute('data-md-color-scheme'),
+          images: [...document.querySelectorAll('figure img[src*="#only-"]')]
+            .filter(img => img.checkVisibility()).map(img => img.getAttribute('src')),
+          imageFigures: new Set([...document.querySelectorAll('figure img[src*="#only-"]')]
+            .map(img => img.closest('figure'))).size,
+          races: [...document.querySelectorAll('.race svg')].map(svg => {
+            const line = svg.querySelector('path[style*="--race-naive"]') || svg.querySelector('path[style*="--race-"]');
+            return getComputedStyle(line).stroke;
+          }),
+        })"""))
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_palette_toggle_switches_every_figure_to_its_dark_variant(opened: Opened, name: str) -> None:
+    visit = opened(name)
+    page = visit.page
+    problems = len(visit.problems())
+    try:
+        light = palette_state(page)
+        assert light["scheme"] == "default"
+        images = light["images"]
+        assert isinstance(images, list) and len(images) == light["imageFigures"]
+        assert all(src.endswith("-light.svg#only-light") for src in images), images
+        set_scheme(page, "slate")
+        dark = palette_state(page)
+        assert dark["images"] == [src.replace("-light.svg#only-light", "-dark.svg#only-dark") for src in images]
+        races = list(zip(light["races"], dark["races"]))  # type: ignore[call-overload]
+        assert all(before != after for before, after in races), f"a race keeps its colours: {races}"
+        for figure in page.locator("figure img[src*='#only-dark']").all():
+            if figure.is_visible():
+                figure.scroll_into_view_if_needed()
+                page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle())
+        assert visit.problems()[problems:] == []
+    finally:
+        set_scheme(page, "default")
+
+
+DOWNLOADABLE = re.compile(r"(^|/)(figures/[^/]+\.(svg|png|csv)|data/[^/]+\.json)$")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_download_link_resolves(site_url: str, site_dir: Path, name: str) -> None:
+    parsed = HtmlPage(built_html(site_dir, name))
+    links = {a["href"] for tag, a in parsed.tags if tag == "a" and a.get("href")
+             and ("download" in a or DOWNLOADABLE.search(a["href"].split("#")[0]))}
+    for href in sorted(links):
+        url = urljoin(site_url + name, href)
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert response.status == 200, url
+            assert len(response.read()) > 0, f"{url} is empty"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: Opened, name: str) -> None:
+    visit = opened(name)
+    page = visit.page
+    try:
+        page.emulate_media(media="print")
+        state = page.evaluate(
+            with_rendered("""() => {
+              const shown = RENDERED;
+              const some = selector => [...document.querySelectorAll(selector)].filter(shown).length;
+              return {
+                navigation: ['.md-header', '.md-tabs', '.md-sidebar--primary', '.md-sidebar--secondary',
+                             '.md-footer', '.md-search'].filter(s => some(s) > 0),
+                formulas: document.querySelectorAll('.arithmatex').length,
+                typeset: some('.arithmatex mjx-container'),
+                races: [...document.querySelectorAll('.race svg')].map(svg => ({
+                  id: svg.id, visible: shown(svg),
+                  still: [...svg.querySelectorAll('.still')].filter(shown).length,
+                  moving: [...svg.querySelectorAll('.anim')].filter(shown).length,
+                })),
+                controls: some('[data-race-action]'),
+              };
+            }"""))
+        assert state["navigation"] == [], f"navigation shown in print: {state['navigation']}"
+        assert state["typeset"] == state["formulas"], "formulas missing from the print view"
+        for race in state["races"]:
+            assert race["visible"] and race["still"] == 1 and race["moving"] == 0, race
+        assert state["controls"] == 0
+        assert visit.tex_left() == []
+    finally:
+        page.emulate_media(media="screen")
+
+
+# ---------------------------------------------------------------- the accumulation-error page in detail
+
+
 def test_loads_without_console_errors_or_remote_requests(visit: Visit) -> None:
     wait_for_mathjax(visit.page)
     visit.page.wait_for_timeout(500)
     assert visit.errors == []
-    assert visit.remote == []
+    assert visit.outside == []
 
 
 def test_mathjax_typesets_every_formula(visit: Visit) -> None:
@@ -84,6 +360,7 @@ def test_race_animation_plays_and_its_pause_control_works(visit: Visit) -> None:
     race.scroll_into_view_if_needed()
     svg = race.locator("svg").first
     assert svg.is_visible()
+    visit.page.wait_for_function("!document.getElementById('race-fp16-uniform').hasAttribute('data-race-waiting')")
     t0 = svg.evaluate("s => s.getCurrentTime()")
     visit.page.wait_for_timeout(400)
     t1 = svg.evaluate("s => s.getCurrentTime()")

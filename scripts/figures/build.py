@@ -104,7 +104,7 @@ def build_all(specs: list[FigureSpec] | None = None, workers: int | None = None
         specs = specs if specs is not None else registry()
     except Exception as error:  # an invalid parameter is caught when the registry is made
         raise FigureError(f"the figure registry is invalid: {type(error).__name__}: {error} "
-                          f"[at {located(error)}]") from None
+                          f"[at {located(error, within='scripts/figures/build.py')}]") from None
     results: dict[str, Built] = {}
     missing = []
     for spec in specs:

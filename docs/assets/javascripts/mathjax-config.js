@@ -1,32 +1,296 @@
-// MathJax 3, served by the site (assets/mathjax/tex-svg.js), typesets what
-// pymdownx.arithmatex marked: \( ... \) and \[ ... \] inside .arithmatex.
-window.MathJax = {
-  tex: {
-    inlineMath: [["\\(", "\\)"]],
-    displayMath: [["\\[", "\\]"]],
-    processEscapes: true,
-    processEnvironments: true,
-  },
-  options: {
-    ignoreHtmlClass: ".*|",
-    processHtmlClass: "arithmatex",
-  },
-  svg: { fontCache: "global" },
-};
+/* Formulas: MathJax 3, served by the site (assets/mathjax/, see hooks/serve_mathjax.py),
+ * typesets what pymdownx.arithmatex marked: each span.arithmatex (inline) and
+ * div.arithmatex (display) holds the TeX of one formula, without delimiters
+ * (mkdocs.yml sets arithmatex's wrappers to nothing: until MathJax is done the
+ * page shows the bare TeX, set in a math-like face by site.css).
+ *
+ * MathJax is loaded only by a page that has formulas, and only once the page
+ * has been painted: the text shows at once, the formulas a moment later.
+ *
+ * Over HTTP MathJax runs in a web worker: it turns each formula's TeX into SVG
+ * markup (with MathML for screen readers) off the page's thread, and the page
+ * only inserts the results, in a few batches, so the page never stalls however
+ * many formulas it has.  Browsers refuse workers to pages opened from
+ * disk (file://): there MathJax runs on the page itself, a few formulas at a
+ * time.  Either way each .arithmatex ends up holding MathJax's mjx-container.
+ *
+ * Instant navigation (mkdocs-material) swaps pages without reloading scripts:
+ * on every page change (document$) the new page's formulas are typeset.
+ */
+(function () {
+  "use strict";
 
-// Instant navigation swaps the page body without reloading scripts:
-// typeset the new content each time. On the first load MathJax (deferred)
-// may not be ready yet; it then typesets the page by itself at startup.
-if (typeof document$ !== "undefined") {
-  document$.subscribe(() => {
-    const mj = window.MathJax;
-    if (!mj || typeof mj.typesetPromise !== "function") return;
-    // clearCache exists only for CHTML output: guard it.
-    if (mj.startup && mj.startup.output && typeof mj.startup.output.clearCache === "function") {
-      mj.startup.output.clearCache();
+  var FORMULA = ".arithmatex";
+  var BUDGET_MS = 8; /* main-thread work per step: far below a 50 ms long task, even on a 4x slower CPU */
+  var INSERT_EVERY_MS = 150; /* from a worker, formulas go into the page at most this often */
+  var NO_PAINT_MS = 3000; /* a hidden tab never paints: start anyway after this long */
+  var here = (document.currentScript && document.currentScript.src) || window.location.href;
+  var MATHJAX_DIR = new URL("../mathjax/", here).href;
+  var TEX = {}; /* TeX input as MathJax's tex-svg.js bundle has it: base, ams, newcommand, autoload, ... */
+  var COMPONENTS = ["input/tex", "output/svg", "a11y/assistive-mml"];
+  var useWorker = window.location.protocol !== "file:" && typeof Worker !== "undefined";
+  var engine = null; /* typeset(elements) once MathJax is up */
+  var started = false;
+  var run = 0; /* each page is typeset in its own run: a newer page ends an older run */
+
+  function untypeset() {
+    return Array.prototype.filter.call(document.querySelectorAll(FORMULA), function (el) {
+      return !el.querySelector("mjx-container");
+    });
+  }
+
+  function later(then) {
+    window.setTimeout(then, 0);
+  }
+
+  /* ------------------------------------------------------------ MathJax in a web worker */
+
+  /* The worker's code (it runs in the worker's global scope, not here). */
+  function workerMain(dir, tex, components) {
+    /* global self, importScripts, MathJax */
+    self.MathJax = {
+      loader: {
+        paths: { mathjax: dir.replace(/\/$/, "") },
+        require: function (url) {
+          importScripts(url);
+        },
+        load: ["adaptors/liteDOM"].concat(components),
+      },
+      tex: tex,
+      svg: { fontCache: "none" }, /* each formula its own paths: no <defs>, no <use>, fewer nodes */
+      startup: {
+        typeset: false,
+        ready: function () {
+          MathJax.startup.defaultReady();
+          MathJax.startup.promise.then(function () {
+            var adaptor = MathJax.startup.adaptor;
+            self.postMessage({ css: adaptor.textContent(MathJax.svgStylesheet()) });
+          });
+        },
+      },
+    };
+    var queue = Promise.resolve();
+    self.onmessage = function (event) {
+      var adaptor = MathJax.startup.adaptor;
+      event.data.forEach(function (formula) {
+        queue = queue.then(function () {
+          return MathJax.tex2svgPromise(formula.tex, { display: formula.display });
+        }).then(function (node) {
+          self.postMessage({ id: formula.id, html: adaptor.outerHTML(node) });
+        });
+      });
+    };
+    importScripts(dir + "startup.js");
+  }
+
+  /* A formula's TeX, and whether it is displayed (a div) or inline (a span).
+   * Delimiters, if the page still has them (\( \) or \[ \]), are dropped. */
+  function texOf(el) {
+    var text = el.textContent.trim();
+    var wrapped = /^\\\(([\s\S]*)\\\)$/.exec(text) || /^\\\[([\s\S]*)\\\]$/.exec(text);
+    return { tex: wrapped ? wrapped[1] : text, display: el.tagName !== "SPAN" };
+  }
+
+  function startWorker(ready) {
+    var source = "(" + workerMain.toString() + ")(" +
+      [MATHJAX_DIR, TEX, COMPONENTS].map(function (arg) { return JSON.stringify(arg); }).join(",") + ");";
+    var worker;
+    try {
+      worker = new Worker(URL.createObjectURL(new Blob([source], { type: "text/javascript" })));
+    } catch (error) {
+      useWorker = false;
+      startOnPage(ready);
+      return;
     }
-    mj.typesetClear();
-    mj.texReset();
-    mj.typesetPromise();
-  });
-}
+    var waiting = {}; /* formula id -> element */
+    var arrived = []; /* [element, html], to insert */
+    var nextId = 0;
+    var scheduled = false;
+
+    /* Insert what has arrived, all at once: each insertion costs the page one
+     * layout, which on a long page takes longer than the insertion itself. */
+    function insert() {
+      scheduled = false;
+      arrived.splice(0).forEach(function (item) {
+        if (item[0].isConnected) {
+          item[0].innerHTML = item[1];
+        }
+      });
+    }
+
+    function schedule() {
+      if (!scheduled) {
+        scheduled = true;
+        window.setTimeout(function () {
+          window.requestAnimationFrame(function () {
+            later(insert); /* after the frame's rendering, not inside it */
+          });
+        }, INSERT_EVERY_MS);
+      }
+    }
+
+    worker.onmessage = function (event) {
+      var message = event.data;
+      if (message.css !== undefined) {
+        var style = document.createElement("style");
+        style.id = "MJX-SVG-styles";
+        style.textContent = message.css;
+        document.head.appendChild(style);
+        ready(function (elements) {
+          worker.postMessage(elements.map(function (el) {
+            var id = ++nextId;
+            waiting[id] = el;
+            var formula = texOf(el);
+            formula.id = id;
+            return formula;
+          }));
+        });
+        return;
+      }
+      var el = waiting[message.id];
+      delete waiting[message.id];
+      if (el) {
+        arrived.push([el, message.html]);
+        schedule();
+      }
+    };
+    worker.onerror = function (event) {
+      event.preventDefault();
+      worker.terminate();
+      if (!engine) { /* it never came up: typeset on the page instead */
+        useWorker = false;
+        startOnPage(ready);
+      }
+    };
+  }
+
+  /* ------------------------------------------------------------ MathJax on the page */
+
+  function startOnPage(ready) {
+    window.MathJax = {
+      loader: { load: COMPONENTS },
+      tex: TEX,
+      svg: { fontCache: "none" },
+      startup: {
+        typeset: false, /* convertSteps does it */
+        ready: function () {
+          window.MathJax.startup.defaultReady();
+          window.MathJax.startup.promise.then(function () {
+            document.head.appendChild(window.MathJax.svgStylesheet());
+            ready(convertSteps);
+          });
+        },
+      },
+    };
+    var script = document.createElement("script");
+    script.src = MATHJAX_DIR + "startup.js";
+    script.async = true;
+    document.head.appendChild(script);
+  }
+
+  /* Typeset the elements on the page, in steps of about BUDGET_MS, judged by the step before. */
+  function convertSteps(elements) {
+    var mj = window.MathJax;
+    var mine = run;
+    var size = 1;
+    function one(el) {
+      var formula = texOf(el);
+      return mj.tex2svgPromise(formula.tex, { display: formula.display }).then(function (node) {
+        if (el.isConnected) {
+          el.replaceChildren(node);
+        }
+      });
+    }
+    function step() {
+      if (mine !== run || !elements.length) {
+        return;
+      }
+      var batch = elements.splice(0, size);
+      var begun = performance.now();
+      batch.reduce(function (done, el) {
+        return done.then(function () { return one(el); });
+      }, Promise.resolve()).then(function () {
+        var each = (performance.now() - begun) / batch.length;
+        size = Math.max(1, Math.min(32, Math.floor(BUDGET_MS / Math.max(each, 0.25))));
+        later(step);
+      });
+    }
+    step();
+  }
+
+  /* ------------------------------------------------------------ when to start */
+
+  /* Run `then` once the page has been loaded and painted: never before the first paint. */
+  function afterFirstPaint(then) {
+    var done = false;
+    function go() {
+      if (!done) {
+        done = true;
+        later(then);
+      }
+    }
+    function loaded() {
+      var painted = performance.getEntriesByType ? performance.getEntriesByType("paint") : [];
+      if (painted.length) {
+        go();
+        return;
+      }
+      if (window.PerformanceObserver) {
+        try {
+          new PerformanceObserver(function (list, observer) {
+            observer.disconnect();
+            go();
+          }).observe({ type: "paint", buffered: true });
+        } catch (error) {
+          window.requestAnimationFrame(function () {
+            window.requestAnimationFrame(go);
+          });
+        }
+      }
+      window.setTimeout(go, NO_PAINT_MS);
+    }
+    if (document.readyState === "complete") {
+      loaded();
+    } else {
+      window.addEventListener("load", loaded, { once: true });
+    }
+  }
+
+  function typesetPage() {
+    var elements = untypeset();
+    if (elements.length) {
+      engine(elements);
+    }
+  }
+
+  function onPage() {
+    run += 1; /* stop typesetting the page that was replaced */
+    if (!document.querySelector(FORMULA)) {
+      return;
+    }
+    if (engine) {
+      typesetPage();
+    } else if (!started) {
+      started = true;
+      afterFirstPaint(function () {
+        var ready = function (typeset) {
+          engine = typeset;
+          typesetPage(); /* the page showing now, which may not be the first one */
+        };
+        if (useWorker) {
+          startWorker(ready);
+        } else {
+          startOnPage(ready);
+        }
+      });
+    }
+  }
+
+  if (typeof document$ !== "undefined" && document$.subscribe) {
+    document$.subscribe(onPage);
+  } else if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", onPage);
+  } else {
+    onPage();
+  }
+})();

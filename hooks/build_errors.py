@@ -1,0 +1,37 @@
+"""A missing snippet stops the build with one line naming the page, not a traceback.
+
+pymdownx.snippets (``check_paths: true``) raises ``SnippetMissingError`` when
+a page includes a file that does not exist; mkdocs reports only its own
+errors (``PluginError`` and kin) as a line, anything else as a traceback.
+This hook turns that one error into a ``PluginError`` that names the page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+from pymdownx import snippets
+
+_page = [""]  # the page being converted: Markdown does not tell the preprocessor
+_run = getattr(snippets.SnippetPreprocessor, "_run_without_page_name", snippets.SnippetPreprocessor.run)
+
+
+def _run_naming_the_page(self: snippets.SnippetPreprocessor, lines: list[str]) -> Any:
+    try:
+        return _run(self, lines)
+    except snippets.SnippetMissingError as error:
+        raise PluginError(f"{_page[0]}: {error}") from None
+
+
+# Once, even when `mkdocs serve` loads this hook again for each rebuild.
+snippets.SnippetPreprocessor._run_without_page_name = _run
+snippets.SnippetPreprocessor.run = _run_naming_the_page
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    _page[0] = page.file.src_uri
+    return markdown

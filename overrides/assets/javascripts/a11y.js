@@ -1,0 +1,84 @@
+/* Accessibility fixes to what mkdocs-material builds in the browser (axe finds them).
+ *
+ * - Each code block gets a <nav class="md-code__nav"> holding its copy button:
+ *   many navigation landmarks with the same (no) name, which axe's
+ *   landmark-unique rule and screen-reader users' landmark lists object to.
+ *   Each gets a name of its own.
+ * - A table too wide for the page scrolls sideways inside .md-typeset__scrollwrap;
+ *   keyboard users can scroll it only if it can take focus (axe's
+ *   scrollable-region-focusable), so a scrolling one becomes a focusable,
+ *   named region.  A ResizeObserver tells when a table's width changes (the
+ *   window resizes, MathJax typesets it): its callback runs once the page is
+ *   laid out, so reading the widths there costs no extra layout.
+ * Both run on every page, instant navigation included.
+ */
+(function () {
+  "use strict";
+
+  var scheduled = false;
+
+  function nameCodeNavs() {
+    scheduled = false;
+    document.querySelectorAll(".md-code__nav").forEach(function (nav, index) {
+      var name = "Code block " + (index + 1);
+      if (nav.getAttribute("aria-label") !== name) {
+        nav.setAttribute("aria-label", name);
+      }
+    });
+  }
+
+  function focusableIfScrolling(wrap) {
+    var scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+    if (scrolls && wrap.getAttribute("role") !== "region") {
+      wrap.setAttribute("tabindex", "0");
+      wrap.setAttribute("role", "region");
+      wrap.setAttribute("aria-label", "Table, scrolls sideways");
+    } else if (!scrolls && wrap.getAttribute("role") === "region") {
+      wrap.removeAttribute("tabindex");
+      wrap.removeAttribute("role");
+      wrap.removeAttribute("aria-label");
+    }
+  }
+
+  var resized = window.ResizeObserver ? new ResizeObserver(function (entries) {
+    entries.forEach(function (entry) {
+      var wrap = entry.target.closest(".md-typeset__scrollwrap");
+      if (wrap) {
+        focusableIfScrolling(wrap);
+      }
+    });
+  }) : null;
+
+  function watchTables(root) {
+    var wraps = root.matches && root.matches(".md-typeset__scrollwrap") ? [root]
+      : root.querySelectorAll ? root.querySelectorAll(".md-typeset__scrollwrap") : [];
+    Array.prototype.forEach.call(wraps, function (wrap) {
+      if (resized) {
+        resized.observe(wrap);
+        if (wrap.firstElementChild) {
+          resized.observe(wrap.firstElementChild);
+        }
+      } else {
+        focusableIfScrolling(wrap);
+      }
+    });
+  }
+
+  /* Code block navs appear as mkdocs-material mounts each block; pages come and go. */
+  new MutationObserver(function (records) {
+    records.forEach(function (record) {
+      Array.prototype.forEach.call(record.addedNodes, function (node) {
+        if (node.nodeType !== 1) {
+          return;
+        }
+        if (!scheduled && (node.classList.contains("md-code__nav") || node.querySelector(".md-code__nav"))) {
+          scheduled = true;
+          window.requestAnimationFrame(nameCodeNavs);
+        }
+        watchTables(node);
+      });
+    });
+  }).observe(document.body, { childList: true, subtree: true });
+  watchTables(document);
+  nameCodeNavs();
+})();

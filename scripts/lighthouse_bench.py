@@ -1,0 +1,273 @@
+"""`make bench`, last part: Lighthouse's four scores for every page, desktop and mobile.
+
+The built site is served from localhost by a small static server that
+compresses with gzip, as any real host would; Lighthouse 12.2.3 (pinned in
+``tools/lighthouse``, installed by ``make bench`` with ``npm ci``) drives
+Debian's chromium.  The pages are the ones the sitemap lists, so a new page
+is measured without being named here.
+
+Goals: Accessibility, Best practices and SEO 100 on every page and preset;
+Performance at least 95 on desktop and 90 on mobile (Lighthouse's simulated
+slow 4G and 4x slower CPU).
+
+Run alone: ``python scripts/lighthouse_bench.py [SITE_DIR]``; without a
+directory it builds the site (strictly) into a temporary one first.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import http.server
+import json
+import mimetypes
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+REPO = Path(__file__).resolve().parents[1]
+LIGHTHOUSE_DIR = REPO / "tools" / "lighthouse"
+LIGHTHOUSE_CLI = LIGHTHOUSE_DIR / "node_modules" / "lighthouse" / "cli" / "index.js"
+CATEGORIES = ("performance", "accessibility", "best-practices", "seo")
+LABELS = {"performance": "Perf", "accessibility": "A11y", "best-practices": "BP", "seo": "SEO"}
+PRESETS = ("desktop", "mobile")
+GOALS: dict[str, dict[str, int]] = {
+    "performance": {"desktop": 95, "mobile": 90},
+    "accessibility": {"desktop": 100, "mobile": 100},
+    "best-practices": {"desktop": 100, "mobile": 100},
+    "seo": {"desktop": 100, "mobile": 100},
+}
+# Headless chromium that never calls home (without these it tries to reach Google at start-up).
+CHROME_FLAGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-default-apps", "--disable-domain-reliability", "--metrics-recording-only",
+]
+RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "1"))  # runs per page and preset; the median counts
+COMPRESSIBLE = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".csv", ".txt", ".map"}
+MIN_GZIP_BYTES = 512
+HASHED = re.compile(r"\.[0-9a-f]{8}\.min\.(css|js)$")  # mkdocs-material's fingerprinted assets
+
+
+# ---------------------------------------------------------------- a static server with gzip
+
+
+class GzipHandler(http.server.BaseHTTPRequestHandler):
+    """Serves one folder, read-only, gzip-compressed when the client accepts it.
+
+    Compressed bodies are made once and kept (the site does not change while
+    it is measured).  Unknown paths get ``404.html`` with status 404.
+    """
+
+    root: Path
+    compressed: dict[Path, bytes]
+    lock: threading.Lock
+    protocol_version = "HTTP/1.1"
+
+    def __init__(self, *args: object, root: Path, compressed: dict[Path, bytes], lock: threading.Lock) -> None:
+        self.root, self.compressed, self.lock = root, compressed, lock
+        super().__init__(*args)  # type: ignore[arg-type]
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def _resolve(self) -> Path | None:
+        path = unquote(urlsplit(self.path).path)
+        target = (self.root / path.lstrip("/")).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if self.root not in target.parents or not target.is_file():
+            return None
+        return target
+
+    def _gzip(self, target: Path, data: bytes) -> bytes:
+        with self.lock:
+            if target not in self.compressed:
+                self.compressed[target] = gzip.compress(data, compresslevel=9, mtime=0)
+            return self.compressed[target]
+
+    def _respond(self, send_body: bool) -> None:
+        target = self._resolve()
+        status = 200
+        if target is None:
+            status, target = 404, self.root / "404.html"
+        data = target.read_bytes() if target.is_file() else b"not found"
+        ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") or ctype in ("application/javascript", "image/svg+xml", "application/json"):
+            ctype += "; charset=utf-8"
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        zipped = accepts and target.suffix in COMPRESSIBLE and len(data) >= MIN_GZIP_BYTES
+        body = self._gzip(target, data) if zipped else data
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        # Hashed theme assets never change; everything else is revalidated.
+        immutable = HASHED.search(target.name) is not None
+        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
+        if zipped:
+            self.send_header("Content-Encoding", "gzip")
+        self.end_headers()
+        if send_body:
+            self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        self._respond(send_body=True)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._respond(send_body=False)
+
+
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve ``site`` on 127.0.0.1 (a free port) with gzip; yields the root URL."""
+    handler = functools.partial(GzipHandler, root=site.resolve(), compressed={}, lock=threading.Lock())
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+# ---------------------------------------------------------------- pages and Lighthouse runs
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every page the sitemap lists, as paths from the site root (``index.html``, ...)."""
+    tree = ET.parse(site / "sitemap.xml")
+    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    pages = []
+    for loc in tree.getroot().iterfind("s:url/s:loc", ns):
+        path = urlsplit((loc.text or "").strip()).path.lstrip("/")
+        pages.append(path or "index.html")
+    return pages
+
+
+def lighthouse_ready() -> str | None:
+    """Why Lighthouse cannot run, or None."""
+    if shutil.which("node") is None:
+        return "node is not installed"
+    if not LIGHTHOUSE_CLI.is_file():
+        return f"lighthouse is not installed: run `npm ci` in {LIGHTHOUSE_DIR.relative_to(REPO)}"
+    if chrome_path() is None:
+        return "chromium is not installed"
+    return None
+
+
+def chrome_path() -> str | None:
+    return os.environ.get("CHROME_PATH") or shutil.which("chromium")
+
+
+def run_lighthouse(url: str, preset: str, out: Path) -> dict[str, float]:
+    """Lighthouse's category scores (0-100) for ``url`` with ``preset`` (desktop or mobile)."""
+    command = [
+        "node", str(LIGHTHOUSE_CLI), url, "--quiet", "--output=json", f"--output-path={out}",
+        f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={' '.join(CHROME_FLAGS)}",
+        "--max-wait-for-load=30000",
+    ]
+    if preset == "desktop":
+        command.append("--preset=desktop")
+    env = dict(os.environ, CHROME_PATH=chrome_path() or "")
+    result = subprocess.run(command, cwd=LIGHTHOUSE_DIR, env=env, capture_output=True, text=True, check=False)
+    if result.returncode != 0 or not out.is_file():
+        raise RuntimeError(f"lighthouse failed on {url} ({preset}): {result.stderr.strip()[-1500:]}")
+    report = json.loads(out.read_text(encoding="utf-8"))
+    if report.get("runtimeError"):
+        raise RuntimeError(f"lighthouse on {url} ({preset}): {report['runtimeError']}")
+    scores = {}
+    for name in CATEGORIES:
+        score = report["categories"][name]["score"]
+        scores[name] = -1.0 if score is None else round(score * 100, 1)
+    return scores
+
+
+def failing_audits(report_path: Path, limit: int = 6) -> list[str]:
+    """The scored audits that lost points, worst first: what to fix."""
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    lost: list[tuple[float, str]] = []
+    for category in report["categories"].values():
+        for ref in category["auditRefs"]:
+            audit = report["audits"][ref["id"]]
+            if ref.get("weight", 0) > 0 and audit.get("score") is not None and audit["score"] < 1:
+                value = audit.get("displayValue", "")
+                lost.append((ref["weight"] * (1 - audit["score"]), f"{ref['id']} {value}".strip()))
+    return [text for _, text in sorted(lost, reverse=True)[:limit]]
+
+
+def meets(category: str, preset: str, score: float) -> bool:
+    return score >= GOALS[category][preset]
+
+
+def measure(site: Path, reports: Path | None = None) -> bool:
+    """Print each page's scores per preset and whether every goal is met; True when all are."""
+    why_not = lighthouse_ready()
+    if why_not:
+        print(f"\nlighthouse: skipped, {why_not}")
+        return False
+    pages = site_pages(site)
+    goals = ", ".join(
+        f"{LABELS[c]} {GOALS[c]['desktop']}" if GOALS[c]["desktop"] == GOALS[c]["mobile"]
+        else f"{LABELS[c]} >= {GOALS[c]['desktop']} desktop / {GOALS[c]['mobile']} mobile"
+        for c in CATEGORIES
+    )
+    how = f", median of {RUNS} runs" if RUNS > 1 else " (LIGHTHOUSE_RUNS=3: the median of 3 runs)"
+    print(f"\nlighthouse 12.2.3, served with gzip from localhost{how}; goals: {goals}")
+    print(f"  {'page':32s} {'preset':8s} " + " ".join(f"{LABELS[c]:>5s}" for c in CATEGORIES) + "   goals")
+    all_met = True
+    with tempfile.TemporaryDirectory() as tmp, serve(site) as root:
+        folder = reports or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
+        for page in pages:
+            for preset in PRESETS:
+                runs: list[tuple[dict[str, float], Path]] = []
+                try:
+                    for run in range(RUNS):
+                        out = folder / f"{page.replace('/', '_')}.{preset}.{run}.json"
+                        runs.append((run_lighthouse(root + page, preset, out), out))
+                except RuntimeError as error:
+                    print(f"  {page:32s} {preset:8s} FAILED: {error}")
+                    all_met = False
+                    continue
+                runs.sort(key=lambda r: r[0]["performance"])
+                scores, out = runs[len(runs) // 2]  # the run with the median performance
+                scores = {c: statistics.median(r[0][c] for r in runs) for c in CATEGORIES}
+                missed = [c for c in CATEGORIES if not meets(c, preset, scores[c])]
+                all_met &= not missed
+                verdict = "ok" if not missed else "MISSED " + ", ".join(LABELS[c] for c in missed)
+                cells = " ".join(f"{scores[c]:5.0f}" for c in CATEGORIES)
+                print(f"  {page:32s} {preset:8s} {cells}   {verdict}")
+                if missed:
+                    for audit in failing_audits(out):
+                        print(f"      - {audit}")
+    print(f"  all lighthouse goals met: {'yes' if all_met else 'NO'}")
+    return all_met
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args:
+        return 0 if measure(Path(args[0])) else 1
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+                                cwd=REPO, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            sys.exit(f"build failed:\n{result.stderr[-3000:]}")
+        return 0 if measure(site) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,192 @@
+"""Helpers for the tests that open the built site in Debian's chromium (Playwright).
+
+The pages are discovered, never listed: ``doc_pages()`` finds every page the
+site builds from ``docs/`` (at collection time, so each page is a test case of
+its own), and the tests check that the built sitemap lists the same pages.
+A ``Visit`` is one page in a fresh browser context that records every console
+error, every request and every failed response, so a test can assert that
+nothing went wrong and nothing left the site.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, Response
+
+REPO = Path(__file__).resolve().parents[1]
+DOCS = REPO / "docs"
+NOT_FOUND_PAGE = "404.html"
+LOCAL_HOSTS = ("127.0.0.1", "localhost")
+# Without the background-networking flags chromium tries to reach Google at start-up.
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+VIEWPORT = {"width": 1280, "height": 900}
+TYPESET_TIMEOUT_MS = 30_000
+
+# Every formula typeset: each .arithmatex holds an mjx-container.
+ALL_TYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('mjx-container'))"""
+# The text a reader sees in the article, outside code: no TeX may be left in it.
+VISIBLE_PROSE_JS = """() => {
+  const article = document.querySelector('article') || document.body;
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  const parts = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!parent || parent.closest('pre, code, script, style, mjx-assistive-mml')) continue;
+    if (parent.checkVisibility && !parent.checkVisibility()) continue;
+    parts.push(node.textContent);
+  }
+  return parts.join(' ');
+}"""
+TEX_LEFT = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\[A-Za-z]{2,}")
+
+
+def doc_pages() -> list[str]:
+    """Every page the site builds from ``docs/``, as its path in the site (``index.html``, ``a/b.html``)."""
+    pages = set()
+    for source in DOCS.rglob("*.md"):
+        rel = source.relative_to(DOCS)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if rel.name.lower() == "readme.md" and not (source.parent / "index.md").exists():
+            rel = rel.with_name("index.md")
+        pages.add(rel.with_suffix(".html").as_posix())
+    return sorted(pages)
+
+
+def sitemap_pages(site_dir: Path) -> list[str]:
+    """The pages the built sitemap lists, as paths in the site."""
+    namespace = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
+    root = ET.parse(site_dir / "sitemap.xml").getroot()
+    pages = []
+    for loc in root.iterfind("s:url/s:loc", namespace):
+        path = urlsplit((loc.text or "").strip()).path.lstrip("/")
+        pages.append(path or "index.html")
+    return sorted(pages)
+
+
+def all_pages() -> list[str]:
+    """Every page a reader can land on: the site's pages and its 404 page."""
+    return doc_pages() + [NOT_FOUND_PAGE]
+
+
+def built_html(site_dir: Path, page: str) -> str:
+    return (site_dir / page).read_text(encoding="utf-8")
+
+
+def has_formulas(site_dir: Path, page: str) -> bool:
+    return 'class="arithmatex"' in built_html(site_dir, page)
+
+
+def has_races(site_dir: Path, page: str) -> bool:
+    return 'class="race"' in built_html(site_dir, page)
+
+
+class Visit:
+    """One page in a fresh browser context, with console errors, requests and failures recorded.
+
+    ``base`` is the site root the page belongs to (``http://127.0.0.1:port/``
+    or ``file:///.../site/``): any request outside it is recorded in ``outside``.
+    """
+
+    def __init__(self, browser: Browser, base: str, page: str = "", *,
+                 reduced_motion: Literal["reduce", "no-preference"] = "no-preference",
+                 viewport: dict[str, int] | None = None, **context_options: Any) -> None:
+        self.base = base
+        self.context: BrowserContext = browser.new_context(
+            viewport=viewport or VIEWPORT, reduced_motion=reduced_motion, **context_options)  # type: ignore[arg-type]
+        self.page: Page = self.context.new_page()
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.outside: list[str] = []
+        self.failed: list[str] = []
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.errors.append(f"page error: {error}"))
+        self.context.on("request", self._request)
+        self.context.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
+        self.context.on("response", self._response)
+        if page:
+            self.goto(page)
+
+    def _console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self.errors.append(f"console: {message.text}")
+
+    def _request(self, request: Request) -> None:
+        url = request.url
+        self.requests.append(url)
+        if url.startswith(("data:", "blob:", "about:")):
+            return
+        if self.base.startswith("file:"):
+            inside = url.startswith(self.base)
+        else:
+            inside = urlsplit(url).hostname in LOCAL_HOSTS
+        if not inside:
+            self.outside.append(url)
+
+    def _response(self, response: Response) -> None:
+        if response.status >= 400 and not response.url.endswith(NOT_FOUND_PAGE):
+            self.failed.append(f"{response.url} (HTTP {response.status})")
+
+    def goto(self, page: str) -> None:
+        self.page.goto(self.base + page, wait_until="load")
+
+    def wait_for_formulas(self) -> None:
+        """Until every formula on the page is typeset (at once if the page has none)."""
+        self.page.wait_for_function(ALL_TYPESET_JS, timeout=TYPESET_TIMEOUT_MS)
+
+    def tex_left(self) -> list[str]:
+        """TeX a reader can see in the article (outside code): there should be none."""
+        return TEX_LEFT.findall(self.page.evaluate(VISIBLE_PROSE_JS))
+
+    def problems(self) -> list[str]:
+        """Console errors, failed requests and requests that left the site, so far."""
+        return self.errors + self.failed + [f"request outside the site: {url}" for url in self.outside]
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def show(target: Locator) -> None:
+    """Make the element visible: select the content tabs that hold it, then scroll it into view."""
+    target.evaluate(
+        """(target) => {
+          const blocks = [];
+          for (let block = target.closest('.tabbed-block'); block; block = block.parentElement.closest('.tabbed-block')) {
+            blocks.unshift(block);
+          }
+          for (const block of blocks) {
+            const content = block.parentElement;               // .tabbed-content
+            const set = content.parentElement;                 // .tabbed-set
+            const index = [...content.children].indexOf(block);
+            const inputs = [...set.children].filter(c => c.matches('input'));
+            const labels = set.querySelectorAll(':scope > .tabbed-labels > label');
+            if (!inputs[index].checked) labels[index].click();
+          }
+        }"""
+    )
+    target.scroll_into_view_if_needed()
+
+
+def first_tabs(page: Page) -> None:
+    """Select the first tab of every set of content tabs, as the page first shows them."""
+    page.evaluate(
+        """() => document.querySelectorAll('.tabbed-set').forEach(set => {
+          const first = set.querySelector(':scope > input');
+          if (first && !first.checked) set.querySelector(':scope > .tabbed-labels > label').click();
+        })"""
+    )
+
+
+def set_scheme(page: Page, scheme: str) -> None:
+    """Switch the palette with its toggle until the page shows ``scheme`` (default or slate)."""
+    if page.evaluate("document.body.getAttribute('data-md-color-scheme')") != scheme:
+        page.locator('[data-md-component="palette"] label:visible').click()
+        page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")

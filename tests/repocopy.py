@@ -1,0 +1,45 @@
+"""A copy of the repository to build in: for tests that must not touch the real tree or its cache."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def copy_repo(target: Path) -> Path:
+    """The repository as it is now (tracked and untracked files, not ignored ones) copied to ``target``.
+
+    The figure cache (``.cache/``, ignored) is not copied: a build in the copy starts cold.
+    """
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=REPO, capture_output=True, check=True).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = REPO / name
+        if source.is_file():  # deleted in the working tree but still in the index: skip
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def build_copy(repo: Path, target: Path) -> subprocess.CompletedProcess[str]:
+    """``mkdocs build --strict`` of a copy of the repository, with the copy's own model on the path."""
+    env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1700000000"),
+               PYTHONPATH=str(repo / "src"), NO_MKDOCS_2_WARNING="1", DISABLE_MKDOCS_2_WARNING="true")
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
+        cwd=repo, env=env, capture_output=True, text=True, check=False,
+    )
+
+
+@dataclass(frozen=True)
+class BuiltCopy:
+    """A copy of the repository and the site its first (cold: empty figure cache) build made."""
+
+    repo: Path
+    site: Path

@@ -1,0 +1,234 @@
+"""Accessibility of every page: axe-core in both palettes, text alternatives, the keyboard.
+
+axe-core comes bundled in PyPI's axe-playwright-python (no network); no rule
+is switched off.  Its color-contrast rule checks WCAG AA contrast, so running
+it in the light and the dark palette covers contrast in both.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page
+
+from browsing import Visit, all_pages, built_html, first_tabs, has_races, set_scheme, show
+from htmlscan import Page as HtmlPage
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
+
+PAGES = all_pages()
+Opened = Callable[[str], Visit]
+DIGIT = re.compile(r"\d")
+MAX_TABS = 400  # Tab presses to go once round a page
+
+
+@pytest.fixture(scope="module")
+def axe() -> Axe:
+    return Axe()
+
+
+def settle(visit: Visit) -> None:
+    """Wait until the page stops changing: formulas typeset, figure controls set up."""
+    visit.wait_for_formulas()
+    visit.page.wait_for_function("document.querySelectorAll('.race:not([data-race-ready])').length === 0")
+
+
+def violations(axe: Axe, page: Page) -> list[str]:
+    results = axe.run(page)
+    found = []
+    for violation in results.response["violations"]:
+        targets = [" ".join(map(str, node["target"])) for node in violation["nodes"][:5]]
+        found.append(f"{violation['id']} ({violation['impact']}): {violation['help']} -- {targets}")
+    return found
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_axe_finds_no_violation_in_either_palette(opened: Opened, axe: Axe, name: str) -> None:
+    visit = opened(name)
+    page = visit.page
+    settle(visit)
+    try:
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
+        light = violations(axe, page)
+        set_scheme(page, "slate")
+        dark = violations(axe, page)
+        assert (light, dark) == ([], []), "\n".join(["light:", *light, "dark:", *dark])
+    finally:
+        set_scheme(page, "default")
+
+
+# ---------------------------------------------------------------- text alternatives
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_figure_says_what_it_shows(site_dir: Path, name: str) -> None:
+    """Races: an SVG of role img named by its <title> and described by its <desc>; images: real alt text.
+
+    A text alternative that says what a figure shows quotes its numbers: each
+    one must hold digits and more than a few words.
+    """
+    html = built_html(site_dir, name)
+    parsed = HtmlPage(html)
+    for attrs in parsed.find("svg", class_="race__svg"):
+        fid = attrs["id"]
+        assert attrs.get("role") == "img", fid
+        labels = attrs.get("aria-labelledby", "").split()
+        assert len(labels) == 2, f"{fid} is not named and described by its title and desc"
+        title = re.search(rf'<title id="{labels[0]}">(.*?)</title>', html, re.S)
+        desc = re.search(rf'<desc id="{labels[1]}">(.*?)</desc>', html, re.S)
+        assert title and desc, fid
+        assert len(title.group(1).split()) >= 5 and DIGIT.search(title.group(1)), title.group(1)
+        assert len(desc.group(1).split()) >= 10 and DIGIT.search(desc.group(1)), desc.group(1)
+    for tag, attrs in parsed.tags:
+        if tag == "img" and "md-logo" not in attrs.get("class", ""):
+            alt = attrs.get("alt", "")
+            assert len(alt.split()) >= 8 and DIGIT.search(alt), f"{attrs.get('src')}: alt text {alt!r}"
+
+
+# ---------------------------------------------------------------- the keyboard
+
+# What a keyboard user sees of the focused element: its own outline or shadow or,
+# for a visually hidden radio button, that of its label or of its tab strip.
+FOCUS_JS = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const shows = e => {
+    if (!e) return false;
+    const s = getComputedStyle(e);
+    return (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0) || s.boxShadow !== 'none';
+  };
+  const near = [el, ...(el.labels || [])];
+  if (el.nextElementSibling && el.nextElementSibling.matches('label')) near.push(el.nextElementSibling);
+  const strip = el.closest('.tabbed-set');
+  if (strip && el.matches('input')) near.push(strip.querySelector(':scope > .tabbed-labels'));
+  const race = el.closest('.race');
+  if (!el.hasAttribute('data-tab-stop')) el.setAttribute('data-tab-stop', String(++window.__tabStops || (window.__tabStops = 1)));
+  return {
+    stop: el.getAttribute('data-tab-stop'),
+    what: el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ').join('.') : '')
+          + ' ' + (el.getAttribute('href') || el.textContent.trim().slice(0, 30)),
+    focusVisible: el.matches(':focus-visible'),
+    indicator: near.some(shows),
+    action: el.getAttribute('data-race-action'),
+    race: race ? race.id : null,
+  };
+}"""
+
+
+def tab_round(page: Page) -> list[dict[str, object]]:
+    """Press Tab until focus comes back round; what was focused, in order.
+
+    Focus is left on the first stop again, so pressing Tab ``i`` more times
+    focuses stop ``i``.
+    """
+    seen: list[dict[str, object]] = []
+    for _ in range(MAX_TABS):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUS_JS)
+        if focused is None:
+            continue
+        if seen and focused["stop"] == seen[0]["stop"]:
+            return seen
+        seen.append(focused)
+    raise AssertionError(f"focus did not come back round after {MAX_TABS} presses of Tab")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_keyboard_focus_is_always_visible(opened: Opened, name: str) -> None:
+    visit = opened(name)
+    settle(visit)
+    stops = tab_round(visit.page)
+    assert len(stops) >= 5
+    hidden = [s["what"] for s in stops if not (s["focusVisible"] and s["indicator"])]
+    assert hidden == [], f"focus not visible on: {hidden}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_keyboard_reaches_and_operates_every_race_control(browser: Browser, site_url: str, site_dir: Path,
+                                                          name: str) -> None:
+    """Tab reaches each race's Pause and Restart; Enter and Space work them, with the focus in sight.
+
+    A race in a content tab is reached from its tab strip, once the arrow
+    keys have selected its tab (test_keyboard_switches_tabs_and_palette).
+    """
+    if not has_races(site_dir, name):
+        return
+    fresh = Visit(browser, site_url, name)
+    try:
+        page = fresh.page
+        settle(fresh)
+        stops = tab_round(page)
+        races = page.eval_on_selector_all(".race", "races => races.map(r => r.id)")
+        shown = [r for r in races if page.locator(f"#{r}").is_visible()]
+        for race_id in shown:
+            mine = [s["action"] for s in stops if s["race"] == race_id]
+            assert mine == ["pause", "restart"], f"{race_id}: its controls are not in the Tab order: {mine}"
+        for race_id in races:
+            race = page.locator(f"#{race_id}")
+            show(race)
+            page.wait_for_function(f"!document.getElementById('{race_id}').hasAttribute('data-race-waiting')")
+            # Start from the race's tab strip (the selected tab's radio input), if it is in tabs.
+            race.evaluate("r => { const s = r.closest('.tabbed-set'); if (s) s.querySelector(':scope > input:checked').focus(); }")
+            for _ in range(len(stops) + 2):
+                page.keyboard.press("Tab")
+                focused = page.evaluate(FOCUS_JS)
+                if focused and focused["race"] == race_id and focused["action"] == "pause":
+                    break
+            else:
+                raise AssertionError(f"{race_id}: Tab never reaches its Pause button")
+            assert focused["focusVisible"] and focused["indicator"], f"{race_id}: focus on Pause is not visible"
+            svg = race.locator("svg").first
+            page.keyboard.press("Enter")
+            assert svg.evaluate("s => s.animationsPaused()"), f"{race_id}: Enter on Pause does not pause"
+            assert race.locator("[data-race-action=pause]").inner_text() == "Play"
+            page.keyboard.press("Space")
+            assert not svg.evaluate("s => s.animationsPaused()"), f"{race_id}: Space on Play does not play"
+            page.wait_for_timeout(200)
+            page.keyboard.press("Tab")
+            focused = page.evaluate(FOCUS_JS)
+            assert focused["action"] == "restart" and focused["focusVisible"] and focused["indicator"], race_id
+            before = svg.evaluate("s => s.getCurrentTime()")
+            page.keyboard.press("Enter")
+            assert svg.evaluate("s => s.getCurrentTime()") < before, f"{race_id}: Enter on Restart does nothing"
+    finally:
+        fresh.close()
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_keyboard_switches_tabs_and_palette(opened: Opened, site_dir: Path, name: str) -> None:
+    visit = opened(name)
+    page = visit.page
+    settle(visit)
+    try:
+        # The palette toggle: Tab to it, Enter switches the scheme, Enter again switches it back.
+        for _ in range(MAX_TABS):
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.closest('[data-md-component=palette]') !== null"):
+                break
+        else:
+            raise AssertionError("Tab never reaches the palette toggle")
+        focused = page.evaluate(FOCUS_JS)
+        assert focused["focusVisible"] and focused["indicator"], "focus on the palette toggle is not visible"
+        for scheme in ("slate", "default"):
+            page.keyboard.press("Enter")
+            page.wait_for_function(f"document.body.getAttribute('data-md-color-scheme') === '{scheme}'")
+        if "tabbed-set" not in built_html(site_dir, name):
+            return
+        sets = page.locator(".tabbed-set")
+        for s in range(sets.count()):
+            tab_set = sets.nth(s)
+            show(tab_set)
+            blocks = tab_set.locator(":scope > .tabbed-content > .tabbed-block")
+            checked = tab_set.evaluate("set => [...set.querySelectorAll(':scope > input')].findIndex(i => i.checked)")
+            tab_set.locator(":scope > input:checked").focus()
+            page.keyboard.press("ArrowRight")
+            shown = [blocks.nth(j).is_visible() for j in range(blocks.count())]
+            expected = [j == (checked + 1) % blocks.count() for j in range(blocks.count())]
+            assert shown == expected, f"set {s}: ArrowRight from tab {checked} shows {shown}"
+    finally:
+        first_tabs(page)
+        set_scheme(page, "default")
