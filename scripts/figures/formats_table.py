@@ -13,7 +13,7 @@ import numpy as np
 import fpsum
 
 from .cache import Built
-from .html import figure_html
+from .html import figure_html, fragment_path
 from .text import number
 
 FIGURE_ID = "formats-table"
@@ -105,5 +105,5 @@ def build(params: FormatsParams) -> Built:
                f"{params.wide_stall_seeds} for FP32, to two figures). Overflow: past the largest finite value a "
                "result becomes ±∞, except in E4M3, which has no infinity and gives NaN. ")
     fragment = figure_html(FIGURE_ID, table, caption, {"CSV data": CSV_PATH}, kind="Table")
-    return Built(files={CSV_PATH: out.getvalue().encode(), f"_fragments/{FIGURE_ID}.html": fragment.encode()},
+    return Built(files={CSV_PATH: out.getvalue().encode(), fragment_path(FIGURE_ID): fragment.encode()},
                  numbers=numbers)

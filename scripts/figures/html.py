@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from html import escape
 
+FRAGMENTS = "_fragments"  # inlined into pages by hooks/figures.py, never published as files
+
+
+def fragment_path(figure_id: str) -> str:
+    """Where a figure's page fragment is handed to the hook."""
+    return f"{FRAGMENTS}/{figure_id}.html"
+
 
 def figure_html(figure_id: str, body: str, caption: str, downloads: dict[str, str], kind: str = "Figure") -> str:
     """A ``<figure id="fig-{figure_id}">``: the body, then the number (a permalink), caption and downloads.
@@ -51,4 +58,4 @@ def static_fragment(figure_id: str, stem: str, size: tuple[float, float], alt: s
     """The page fragment of a static figure drawn at ``size`` inches: image pair, caption, the usual downloads."""
     body = image_pair(stem, alt, round(size[0] * 100), round(size[1] * 100))
     html = figure_html(figure_id, body, caption, static_downloads(stem))
-    return {f"_fragments/{figure_id}.html": html.encode()}
+    return {fragment_path(figure_id): html.encode()}

@@ -10,11 +10,10 @@ from dataclasses import dataclass
 import fpsum
 
 from .cache import Built
-from .html import figure_html
+from .html import figure_html, fragment_path
 from .race import race_figure_html, race_svg
 from .text import number
 
-FRAGMENTS = "_fragments"  # inlined into pages by hooks/figures.py, never published as files
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ def build(params: RaceParams) -> Built:
         f"{stem}.svg": race_svg(race, fid, standalone=True).encode(),
         f"{stem}.png": race_png(race),
         f"{stem}.csv": race_csv(race),
-        f"{FRAGMENTS}/{fid}.html": figure_html(fid, race_figure_html(race, fid), caption, downloads).encode(),
+        fragment_path(fid): figure_html(fid, race_figure_html(race, fid), caption, downloads).encode(),
     }
     return Built(files=files, numbers=race_numbers(race, f"race.{params.format}.{params.kind}"))
 
