@@ -73,6 +73,22 @@ def kahan(xs: Sequence[float], fmt: Format) -> list[float]:
     return totals
 
 
+def neumaier(xs: Sequence[float], fmt: Format) -> list[float]:
+    """Neumaier (1974), one scalar operation at a time from s = c = +0; entry i is fl(s + c)."""
+    s = c = 0.0
+    totals = []
+    for x in xs:
+        t = add_exact(s, x, fmt)
+        if abs(s) >= abs(x):
+            lost = add_exact(sub(s, t, fmt), x, fmt)
+        else:
+            lost = add_exact(sub(x, t, fmt), s, fmt)
+        c = add_exact(c, lost, fmt)
+        s = t
+        totals.append(add_exact(s, c, fmt))
+    return totals
+
+
 def largest_power_of_two_below(n: int) -> int:
     """The largest power of two strictly below ``n`` (``n >= 2``), by counting up."""
     assert n >= 2
@@ -115,6 +131,7 @@ RUNNING: dict[str, Running] = {
     "naive": naive,
     "wide": wide,
     "kahan": kahan,
+    "neumaier": neumaier,
     "pairwise": pairwise_prefixes,
 }
 

@@ -33,7 +33,7 @@ KINDS = ("uniform", "mixed", "cancel", "wide_range", "codes")
 LENGTHS = (1, 2, 3, 4, 5, 7, 8, 13, 64, 100, 257)
 TRIALS = 3
 # The methods with a reference in reference.py (the model may have more).
-CHECKED: tuple[Method, ...] = ("naive", "wide", "kahan", "pairwise")
+CHECKED: tuple[Method, ...] = ("naive", "wide", "kahan", "neumaier", "pairwise")
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
 

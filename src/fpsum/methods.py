@@ -40,11 +40,6 @@ METHOD_LABELS: dict[str, str] = {
 }
 
 
-def _by_input(values: np.ndarray) -> np.ndarray:
-    """Inputs as a contiguous ``(n, trials)`` array: a loop over inputs then works on whole rows."""
-    return np.ascontiguousarray(values.reshape(-1, values.shape[-1]).T)
-
-
 def _check(values: np.ndarray, fmt: Format) -> None:
     if values.dtype != fmt.dtype:
         raise TypeError(f"inputs are {values.dtype}, expected {fmt.dtype} for {fmt.label}")
@@ -175,6 +170,15 @@ def pairwise_running(values: np.ndarray, fmt: Format) -> np.ndarray:
 
 
 # --8<-- [start:neumaier]
+def _running_from_zero(values: np.ndarray) -> np.ndarray:
+    """``0, fl(0 + x0), fl(fl(0 + x0) + x1), ...`` along the last axis, one entry longer than ``values``.
+
+    Starting from +0 like a loop with ``s = 0`` (so a leading -0.0 becomes +0.0).
+    """
+    zero = np.zeros_like(values[..., :1])
+    return np.add.accumulate(np.concatenate([zero, values], axis=-1), axis=-1)
+
+
 def neumaier_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     """Neumaier's improved Kahan-Babuska summation (Neumaier 1974), every operation in ``fmt``.
 
@@ -182,26 +186,21 @@ def neumaier_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     ``s`` and ``x`` is smaller in magnitude, so an input larger than the
     running sum no longer wipes out the correction.  The compensation is
     added back at the end: entry i is ``fl(s + c)`` after i + 1 inputs.
+    The result is bit for bit the textbook loop, but ``s`` never sees ``c``,
+    so ``s`` and ``c`` are both plain running sums and no Python loop is needed.
     Infinities and NaN propagate into ``c`` and give NaN, as with Kahan.
     """
     _check(values, fmt)
-    columns = _by_input(values)
-    magnitudes = np.abs(columns)
-    totals = np.empty_like(columns)
-    s, c, t, lost = (np.zeros_like(columns[0]) for _ in range(4))
-    s_bigger = np.zeros(columns.shape[1:], dtype=bool)
     with np.errstate(over="ignore", invalid="ignore"):
-        for i, x in enumerate(columns):
-            np.add(s, x, out=t)
-            np.greater_equal(np.abs(s), magnitudes[i], out=s_bigger)
-            big = np.where(s_bigger, s, x)       # the larger of s and x ...
-            small = np.where(s_bigger, x, s)     # ... and the smaller, whose low bits t lost
-            np.subtract(big, t, out=lost)
-            np.add(lost, small, out=lost)        # exactly what the addition threw away
-            np.add(c, lost, out=c)
-            s, t = t, s
-            np.add(s, c, out=totals[i])
-    return totals.T.reshape(values.shape)
+        s = _running_from_zero(values)          # s before and after each input: the naive sum
+        before, after = s[..., :-1], s[..., 1:]
+        s_bigger = np.abs(before) >= np.abs(values)
+        big = np.where(s_bigger, before, values)    # the larger of s and x ...
+        small = np.where(s_bigger, values, before)  # ... and the smaller, whose low bits were lost
+        lost = (big - after) + small                # exactly what each addition threw away
+        c = _running_from_zero(lost)[..., 1:]       # c is a naive running sum of the losses
+        totals: np.ndarray = after + c
+        return totals
 # --8<-- [end:neumaier]
 
 
