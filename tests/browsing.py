@@ -31,6 +31,8 @@ VIEWPORT = {"width": 1280, "height": 900}
 TYPESET_TIMEOUT_MS = 30_000
 
 # Every formula typeset: each .arithmatex holds an mjx-container.
+ALL_RACES_READY_JS = "() => document.querySelectorAll('.race:not([data-race-ready]), .race template').length === 0"
+"""race.js has drawn every race (they wait in templates until idle or near the view) and set it up."""
 ALL_TYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('mjx-container'))"""
 # The text a reader sees in the article, outside code: no TeX may be left in it.
 VISIBLE_PROSE_JS = """() => {
@@ -136,7 +138,9 @@ class Visit:
             self.failed.append(f"{response.url} (HTTP {response.status})")
 
     def goto(self, page: str) -> None:
+        """Open ``page`` and wait until its races are drawn (formulas may still be typesetting)."""
         self.page.goto(self.base + page, wait_until="load")
+        self.page.wait_for_function(ALL_RACES_READY_JS)
 
     def wait_for_formulas(self) -> None:
         """Until every formula on the page is typeset (at once if the page has none)."""

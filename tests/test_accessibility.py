@@ -32,9 +32,8 @@ def axe() -> Axe:
 
 
 def settle(visit: Visit) -> None:
-    """Wait until the page stops changing: formulas typeset, figure controls set up."""
+    """Wait until the page stops changing: formulas typeset (opening it waited for the races)."""
     visit.wait_for_formulas()
-    visit.page.wait_for_function("document.querySelectorAll('.race:not([data-race-ready])').length === 0")
 
 
 def violations(axe: Axe, page: Page) -> list[str]:

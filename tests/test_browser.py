@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from browsing import (
-    NOT_FOUND_PAGE, Visit, all_pages, built_html, doc_pages, first_tabs, has_formulas, has_races, set_scheme, show,
+    ALL_RACES_READY_JS, NOT_FOUND_PAGE, Visit, all_pages, built_html, doc_pages, first_tabs, has_formulas, has_races, set_scheme, show,
     sitemap_pages,
 )
 from htmlscan import Page as HtmlPage
@@ -35,7 +35,7 @@ RENDERED_JS = """const RENDERED = el => el.getClientRects().length > 0 && getCom
 def with_rendered(function: str) -> str:
     """A JS function that can call RENDERED(element)."""
     return f"(arg) => {{ {RENDERED_JS} return ({function})(arg); }}"
-RACE_JS_READY = "document.querySelectorAll('.race:not([data-race-ready])').length === 0"
+RACE_JS_READY = ALL_RACES_READY_JS
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from browsing import Visit, built_html, doc_pages, has_races
+from browsing import ALL_RACES_READY_JS, Visit, built_html, doc_pages, has_races
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
 
@@ -45,7 +45,7 @@ def test_page_works_from_disk(browser: Browser, site_dir: Path, name: str) -> No
         races = built_html(site_dir, name).count('class="race"')
         assert page.locator(".race > svg").count() == races
         if has_races(site_dir, name):
-            page.wait_for_function("document.querySelectorAll('.race:not([data-race-ready])').length === 0")
+            page.wait_for_function(ALL_RACES_READY_JS)
             assert page.locator(".race [data-race-action=pause]:visible").count() >= 1, "no figure controls"
         # mkdocs-material's own components run: the palette toggle switches the scheme.
         page.locator('[data-md-component="palette"] label:visible').click()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from browsing import ALL_RACES_READY_JS  # noqa: E402
 from figures.race import (  # noqa: E402
     DURATION_S,
     INK,
@@ -122,19 +123,53 @@ def test_reveal_is_smil_of_about_ten_seconds(fmt: str, kind: str) -> None:
     assert clock.get("begin") == "0s" and clock.get("fill") == "freeze"
 
 
+def counts_shown(strings: list[str]) -> list[int]:
+    """Readout counts ("8,192") as integers."""
+    return [int(text.replace(",", "")) for text in strings]
+
+
 @pytest.mark.parametrize(("fmt", "kind"), CASES)
-def test_readout_frames_step_through_the_race(fmt: str, kind: str) -> None:
-    root = parse(svg(fmt, kind, False))
+def test_standalone_readout_is_a_film_strip_stepping_through_the_race(fmt: str, kind: str) -> None:
+    root = parse(svg(fmt, kind, True))
     stepped = [a for a in root.iter(f"{{{SVG_NS}}}animateTransform") if a.get("calcMode") == "discrete"]
-    assert len(stepped) == 2  # the wide and the narrow layout's readouts
-    for animation in stepped:
-        values = animation.get("values", "").split(";")
-        times = [float(t) for t in animation.get("keyTimes", "").split(";")]
-        assert len(values) == len(times) > 40
-        assert times[0] == 0 and times[-1] == 1 and times == sorted(times)
-        assert seconds(animation.get("dur", "")) == DURATION_S
-    counts = [t.text for t in root.iter(f"{{{SVG_NS}}}tspan") if t.get("class") == "fin"]
-    assert f"{race(fmt, kind).n:,}" in counts
+    assert len(stepped) == 1
+    values = stepped[0].get("values", "").split(";")
+    times = [float(t) for t in stepped[0].get("keyTimes", "").split(";")]
+    assert len(values) == len(times) > 40
+    assert times[0] == 0 and times[-1] == 1 and times == sorted(times)
+    assert seconds(stepped[0].get("dur", "")) == DURATION_S
+    count = next(t for t in root.iter(f"{{{SVG_NS}}}text") if t.get("class") == "count")
+    shown = counts_shown([span.text or "" for span in count])
+    assert len(shown) == len(values) and shown[0] == 0 and shown == sorted(shown) and shown[-1] == race(fmt, kind).n
+    assert count[-1].get("class") == "fin"
+
+
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_inline_readout_carries_every_frame_for_race_js_and_no_film_strip(fmt: str, kind: str) -> None:
+    """One empty text per value and layout, its frames in data-race-frames; the final frame shows at the end."""
+    r = race(fmt, kind)
+    root = parse(svg(fmt, kind, False))
+    assert not any(a.get("calcMode") == "discrete" for a in root.iter(f"{{{SVG_NS}}}animateTransform"))
+    assert max(len(t) for t in root.iter(f"{{{SVG_NS}}}text")) <= 2, "a film strip in the page"
+    live = [g for g in root.iter(f"{{{SVG_NS}}}g") if "data-race-live" in g.attrib]
+    assert len(live) == 2  # the wide and the narrow layout
+    for group in live:
+        assert "anim" in group.get("class", "").split()
+        texts = list(group.iter(f"{{{SVG_NS}}}text"))
+        assert len(texts) == 1 + 5  # the count, then exact and the four methods
+        assert all(not (t.text or "").strip() for t in texts), "filled before race.js runs"
+        frames = [t.get("data-race-frames", "").split("|") for t in texts]
+        assert len({len(f) for f in frames}) == 1 and len(frames[0]) > 40
+        counts = counts_shown(frames[0])
+        assert counts[0] == 0 and counts == sorted(counts) and counts[-1] < r.n
+        hides = [a for a in group if a.tag == f"{{{SVG_NS}}}set"]
+        assert [(a.get("attributeName"), a.get("to"), seconds(a.get("begin", ""))) for a in hides] == [
+            ("visibility", "hidden", DURATION_S)]
+    ending = [g for g in root.iter(f"{{{SVG_NS}}}g") if g.get("class") == "anim" and g.get("opacity") == "0"]
+    assert len(ending) == 2
+    for group in ending:
+        shown = "".join(group.itertext())
+        assert f"{r.n:,}" in shown and all(format_total(v) in shown for v in r.final.values())
 
 
 @pytest.mark.parametrize("standalone", [True, False])
@@ -337,13 +372,30 @@ def test_html_fragment_contract() -> None:
         assert 'type="button"' in button and " hidden" in button
         assert f'data-race-action="{action}"' in button and button.endswith(f">{label}</button>")
     assert html.count('id="fp16-uniform-svg"') == 1
+    shell, rest = html.split("</svg>", 1)
+    assert "<title" in shell and "<desc" in shell and "<style>" in shell and "<use" not in shell
+    assert re.search(r'<template class="race__drawing"><svg [^>]*>.*<use .*</svg></template>', rest, re.S)
+    assert "<noscript>" not in html  # no fallback unless one is given
+    with_fallback = race_figure_html(race("fp16", "uniform"), "fp16-uniform", "figures/x.svg")
+    assert re.search(r'<noscript><img class="race__fallback" src="figures/x.svg" alt="FP16, [^"]+"></noscript>',
+                     with_fallback)
+
+
+def test_the_page_fragment_draws_the_inline_svg() -> None:
+    """Shell plus template drawing, put together as race.js does, is the inline SVG the other tests check."""
+    r = race("bf16", "normal")
+    html = race_figure_html(r, "x")
+    shell = re.search(r"<svg .*?</svg>", html, re.S)
+    drawing = re.search(r'<template class="race__drawing"><svg [^>]*>\n(.*)\n</svg></template>', html, re.S)
+    assert shell and drawing
+    assert shell[0].replace("</svg>", drawing[1] + "\n</svg>") == race_svg(r, "x", standalone=False).rstrip("\n")
 
 
 def test_race_js_wires_what_the_html_promises() -> None:
     js = JS_FILE.read_text()
     for needed in ("document$", "DOMContentLoaded", "pauseAnimations", "unpauseAnimations", "setCurrentTime",
                    ".tabbed-set", 'data-race-action', '"pause"', '"restart"', "data-race-duration",
-                   "data-race-clock", "prefers-reduced-motion"):
+                   "data-race-clock", "data-race-frames", "prefers-reduced-motion"):
         assert needed in js, needed
     node = shutil.which("node")
     if node:
@@ -387,18 +439,23 @@ def test_buttons_pause_play_and_restart(browser: Browser, tmp_path: Path) -> Non
     path.write_text(page_html())
     page = browser.new_page(viewport={"width": 900, "height": 800})
     page.goto(path.as_uri())
+    page.wait_for_function(ALL_RACES_READY_JS)
     toggle = page.locator('#one [data-race-action="pause"]')
     assert toggle.is_visible() and toggle.text_content() == "Pause"
-    page.wait_for_timeout(600)
+    page.wait_for_timeout(1500)
     clock = "document.querySelector('#one svg').getCurrentTime()"
-    assert page.evaluate(clock) > 0.3
+    count = "Number(document.querySelector('#one-svg .wide [data-race-live] .count').textContent.replace(/,/g, ''))"
+    assert page.evaluate(clock) > 1.0
+    assert page.evaluate(count) > 0, "the readout does not follow the clock"
     toggle.click()
     assert toggle.text_content() == "Play"
-    held = page.evaluate(clock)
+    held, shown = page.evaluate(clock), page.evaluate(count)
     page.wait_for_timeout(300)
-    assert page.evaluate(clock) == held
+    assert page.evaluate(clock) == held and page.evaluate(count) == shown
     page.locator('#one [data-race-action="restart"]').click()
     assert page.evaluate(clock) < 0.2 and toggle.text_content() == "Pause"
+    page.wait_for_timeout(100)
+    assert page.evaluate(count) < shown, "Restart does not take the readout back"
     page.evaluate("document.querySelector('#two').closest('.tabbed-block').style.display = ''")
     page.evaluate("document.querySelector('#two svg').setCurrentTime(5)")
     page.locator("#t2").check()
@@ -411,6 +468,7 @@ def test_reduced_motion_shows_the_final_frame_without_buttons(browser: Browser, 
     path.write_text(page_html())
     page = browser.new_page(viewport={"width": 900, "height": 800}, reduced_motion="reduce")
     page.goto(path.as_uri())
+    page.wait_for_function(ALL_RACES_READY_JS)
     assert page.locator('#one [data-race-action="pause"]').is_hidden()
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide .anim") == "none"
@@ -422,6 +480,7 @@ def test_narrow_figure_switches_to_the_phone_layout(browser: Browser, tmp_path: 
     path.write_text(page_html())
     page = browser.new_page(viewport={"width": 360, "height": 800})
     page.goto(path.as_uri())
+    page.wait_for_function(ALL_RACES_READY_JS)
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide") == "none"
     assert page.evaluate(shown, "#one-svg .narrow") != "none"
@@ -436,6 +495,7 @@ def test_instant_navigation_sets_up_each_new_page(browser: Browser, tmp_path: Pa
     path.write_text(page_html().replace("<script>", stub + "<script>", 1))
     page = browser.new_page(viewport={"width": 900, "height": 800})
     page.goto(path.as_uri())
+    page.wait_for_function(ALL_RACES_READY_JS)
     fresh = race_figure_html(race("fp16", "normal"), "three")
     page.evaluate("(html) => { document.body.innerHTML = html; window.emitPage(); }", fresh)
     toggle = page.locator('#three [data-race-action="pause"]')
@@ -443,6 +503,34 @@ def test_instant_navigation_sets_up_each_new_page(browser: Browser, tmp_path: Pa
     toggle.click()
     assert toggle.text_content() == "Play"
     assert page.evaluate("document.querySelector('#three svg').animationsPaused()")
+
+
+def test_without_javascript_the_standalone_svg_stands_in(browser: Browser, tmp_path: Path) -> None:
+    (tmp_path / "one.svg").write_text(svg("fp16", "uniform", True), encoding="utf-8")
+    figure = race_figure_html(race("fp16", "uniform"), "one", "one.svg")
+    (tmp_path / "page.html").write_text(
+        f"<!doctype html><html><head><style>{CSS_FILE.read_text()}</style></head><body>{figure}</body></html>")
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 900, "height": 800})
+    page = context.new_page()
+    page.goto((tmp_path / "page.html").as_uri())
+    assert page.locator("#one-svg").is_hidden()
+    fallback = page.locator("#one img.race__fallback")
+    assert fallback.is_visible()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=fallback.element_handle())
+    assert (fallback.get_attribute("alt") or "").startswith("FP16, 8,192 uniform inputs")
+    context.close()
+
+
+def test_printing_draws_every_figure_at_once(browser: Browser, tmp_path: Path) -> None:
+    """A figure not drawn yet (far down, or in a hidden tab) is drawn when the page is about to print."""
+    path = tmp_path / "page.html"
+    path.write_text(page_html().replace("<script>", "<script>window.requestIdleCallback = function () {};", 1))
+    page = browser.new_page(viewport={"width": 900, "height": 800})
+    page.goto(path.as_uri())
+    assert page.evaluate("document.querySelectorAll('#two template').length") == 1, "drawn without being idle"
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    assert page.evaluate("document.querySelectorAll('.race template').length") == 0
+    assert page.evaluate("document.querySelectorAll('#two-svg use').length") > 0
 
 
 def test_main_writes_the_six_standalone_files_once(tmp_path: Path) -> None:

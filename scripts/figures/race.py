@@ -1,11 +1,13 @@
 """The animated "race" figure: running total against inputs added, one line per method.
 
-An SVG written by hand (no plotting library), because it animates with SMIL
-and needs no script: a clip rectangle whose width grows reveals the lines
-over :data:`DURATION_S` seconds, a stack of pre-rendered text frames moved by
-one discrete ``animateTransform`` shows the current count and values, and the
-leaders to the final values fade in at the end.  ``race.js`` adds Pause/Play
-and Restart buttons.
+An SVG written by hand (no plotting library), because it animates with SMIL:
+a clip rectangle whose width grows reveals the lines over :data:`DURATION_S`
+seconds, a readout shows the current count and every total, and the leaders
+to the final values fade in at the end.  In a standalone file the readout is
+a film strip of pre-rendered frames moved by one discrete ``animateTransform``,
+so the file needs no script.  In a page the readout is one text per value,
+which ``race.js`` rewrites as the clock moves (the strings come with the SVG);
+``race.js`` also adds Pause/Play and Restart buttons.
 
 The lines and the plot's gridwork are drawn once, in ``<defs>``, and shown
 by ``<use>`` in two layouts: a wide one (the readout column on the right,
@@ -426,8 +428,11 @@ def grid_layer(lay: Layout) -> str:
     return "".join(out)
 
 
-def defs(lay: Layout, href: str, narrow: bool) -> str:
-    """Marker shapes, the clip paths (the reveal is the clock race.js listens to), grid, lines and end dots."""
+def defs(lay: Layout, href: str, film_strip: bool) -> str:
+    """Marker shapes, the clip paths (the reveal is the clock race.js listens to), grid, lines and end dots.
+
+    With ``film_strip`` (standalone files), also the window that shows one readout frame at a time.
+    """
     fid = lay.fid
     shapes = "".join(shape.format(id=f"{fid}-mk-{name}") for name, shape in MARKERS.items())
     width = PLOT.right - PLOT.left
@@ -436,13 +441,10 @@ def defs(lay: Layout, href: str, narrow: bool) -> str:
         f'<animate data-race-clock="" attributeName="width" values="8;{num(width + 8)}" begin="0s" '
         f'dur="{DURATION_S}s" fill="freeze"/></rect></clipPath>'
     )
-    windows = [f'<clipPath id="{fid}-window"><rect x="{num(COLUMN_X)}" y="0" '
-               f'width="{num(WIDTH - COLUMN_X)}" height="{HEIGHT}"/></clipPath>']
-    if narrow:
-        windows.append(f'<clipPath id="{fid}-window-narrow"><rect x="0" y="{num(NARROW.table_top)}" '
-                       f'width="{WIDTH}" height="{num(NARROW_HEIGHT - NARROW.table_top)}"/></clipPath>')
+    window = (f'<clipPath id="{fid}-window"><rect x="{num(COLUMN_X)}" y="0" '
+              f'width="{num(WIDTH - COLUMN_X)}" height="{HEIGHT}"/></clipPath>') if film_strip else ""
     layers = grid_layer(lay) + line_layer(lay, href) + end_layer(lay)
-    return f"<defs>{shapes}{reveal}{''.join(windows)}{layers}</defs>"
+    return f"<defs>{shapes}{reveal}{window}{layers}</defs>"
 
 
 # ---------------------------------------------------------------- the two layouts
@@ -461,7 +463,7 @@ class View:
     font: float
     """Text size, user units."""
     table_top: float = 0.0
-    """Narrow layout: top of the readout table (everything below is the frames' window)."""
+    """Narrow layout: top of the readout table."""
 
     def point(self, x: float, y: float) -> Point:
         """Where a wide-plot point lands in this layout."""
@@ -587,9 +589,7 @@ class Readout:
     value_anchor: str
     swatch_scale: float
     pitch: float
-    """Distance between stacked frames: more than the readout's clip window is tall."""
-    window: str
-    """Id suffix of the clip path that shows one frame."""
+    """Distance between stacked frames (film strip): more than the readout's clip window is tall."""
 
 
 def wide_readout(lay: Layout) -> Readout:
@@ -599,7 +599,7 @@ def wide_readout(lay: Layout) -> Readout:
         swatch={s: (COLUMN_X, y - 5) for s, y in lay.rows.items()},
         names={s: (TEXT_X, y) for s, y in lay.rows.items()},
         values={s: (TEXT_X, y + 20) for s, y in lay.rows.items()},
-        value_anchor="start", swatch_scale=1.0, pitch=float(HEIGHT), window="window",
+        value_anchor="start", swatch_scale=1.0, pitch=float(HEIGHT),
     )
 
 
@@ -612,7 +612,7 @@ def narrow_readout(lay: Layout) -> Readout:
         swatch={s: (4, y - 7) for s, y in rows.items()},
         names={s: (52, y) for s, y in rows.items()},
         values={s: (right, y) for s, y in rows.items()},
-        value_anchor="end", swatch_scale=1.4, pitch=float(NARROW_HEIGHT), window="window-narrow",
+        value_anchor="end", swatch_scale=1.4, pitch=float(NARROW_HEIGHT),
     )
 
 
@@ -631,14 +631,19 @@ def legend(lay: Layout, place: Readout, href: str) -> list[str]:
     return out
 
 
-def readout(place: Readout, shown: list[Frame]) -> list[str]:
-    """The count and values of every frame in ``shown``, as stacks of text."""
+def readout_slots(place: Readout, shown: list[Frame]) -> list[tuple[float, float, str, str, list[str]]]:
+    """Each readout text (the count, then every series' value): x, baseline, anchor, class and its frames' strings."""
     x, y, anchor = place.count
-    out = [text_stack(x, y, [format_count(c) for c, _ in shown], place.pitch, "count", anchor)]
+    slots = [(x, y, anchor, "count", [format_count(c) for c, _ in shown])]
     for s in SERIES:
         vx, vy = place.values[s]
-        out.append(text_stack(vx, vy, [format_total(v[s]) for _, v in shown], place.pitch, "val", place.value_anchor))
-    return out
+        slots.append((vx, vy, place.value_anchor, "val", [format_total(v[s]) for _, v in shown]))
+    return slots
+
+
+def readout(place: Readout, shown: list[Frame]) -> list[str]:
+    """The count and values of every frame in ``shown``, as stacks of text."""
+    return [text_stack(x, y, texts, place.pitch, cls, anchor) for x, y, anchor, cls, texts in readout_slots(place, shown)]
 
 
 def final_marks(lay: Layout, view: View, href: str) -> str:
@@ -654,13 +659,17 @@ def final_marks(lay: Layout, view: View, href: str) -> str:
     return f'<path class="lead" d="{"".join(out)}"/>{dots}'
 
 
-def final_parts(lay: Layout, view: View, place: Readout, href: str) -> list[str]:
-    """The end marks fading in when the reveal is over, and the still final frame."""
+def final_parts(lay: Layout, view: View, place: Readout, href: str, live: bool) -> list[str]:
+    """The end marks fading in when the reveal is over, and the still final frame.
+
+    A ``live`` readout has no final frame of its own, so the final readout fades in with the marks.
+    """
     marks = final_marks(lay, view, href)
+    final = "".join(readout(place, frames(lay.race)[-1:]))
     return [
-        f'<g class="anim" opacity="0">{marks}<animate attributeName="opacity" values="0;1" '
+        f'<g class="anim" opacity="0">{marks}{final if live else ""}<animate attributeName="opacity" values="0;1" '
         f'begin="{DURATION_S}s" dur="0.6s" fill="freeze"/></g>',
-        f'<g class="still">{marks}{"".join(readout(place, frames(lay.race)[-1:]))}</g>',
+        f'<g class="still">{marks}{final}</g>',
     ]
 
 
@@ -679,20 +688,42 @@ def plot_part(lay: Layout, view: View, href: str) -> list[str]:
 
 
 def moving_readout(lay: Layout, place: Readout) -> list[str]:
-    """The readout frames in their clip window, stepped by one discrete translation."""
+    """Standalone files: every readout frame, a film strip in a clip window stepped by one discrete translation."""
     shown = frames(lay.race)
     shifts = ";".join(f"0 {num(-k * place.pitch)}" for k in range(len(shown)))
     times = ";".join(f"{k / FRAMES:.4g}" for k in range(len(shown)))
     return [
-        f'<g class="anim" clip-path="url(#{lay.fid}-{place.window})"><g>',
+        f'<g class="anim" clip-path="url(#{lay.fid}-window)"><g>',
         *readout(place, shown),
         f'<animateTransform attributeName="transform" type="translate" calcMode="discrete" '
         f'values="{shifts}" keyTimes="{times}" begin="0s" dur="{DURATION_S}s" fill="freeze"/></g></g>',
     ]
 
 
-def wide_layout(lay: Layout, href: str) -> list[str]:
-    """The layout for most screens and print: plot on the left, readout column on the right."""
+def live_readout(lay: Layout, place: Readout) -> list[str]:
+    """Pages: one empty text per readout slot, which race.js fills with the frame the clock is at.
+
+    A film strip would put FRAMES copies of every text in the page, which
+    then costs every style and layout pass of the page.  Each text carries its
+    strings for frames 0 .. FRAMES - 1 in ``data-race-frames``, separated by
+    ``|``; when the reveal ends this group hides and the final readout of
+    :func:`final_parts` shows, so without JavaScript the readout is blank
+    while the lines grow and then shows the final totals.
+    """
+    out = ['<g class="anim" data-race-live="">']
+    for x, y, anchor, cls, texts in readout_slots(place, frames(lay.race)[:-1]):
+        end = ' text-anchor="end"' if anchor == "end" else ""
+        out.append(f'<text class="{cls}" x="{num(x)}" y="{num(y)}"{end} '
+                   f'data-race-frames="{escape("|".join(texts))}"></text>')
+    out.append(f'<set attributeName="visibility" to="hidden" begin="{DURATION_S}s" fill="freeze"/></g>')
+    return out
+
+
+def wide_layout(lay: Layout, href: str, live: bool) -> list[str]:
+    """The layout for most screens and print: plot on the left, readout column on the right.
+
+    ``live``: the readout is written by race.js (pages) rather than a film strip (standalone files).
+    """
     place = wide_readout(lay)
     head = f"{lay.race.fmt.label} \u00b7 {INPUT_LABELS[lay.race.kind]} \u00b7 {format_count(lay.race.n)} inputs"
     return [
@@ -703,8 +734,8 @@ def wide_layout(lay: Layout, href: str) -> list[str]:
         *plot_part(lay, WIDE, href),
         stall_label(lay, WIDE),
         *legend(lay, place, href),
-        *moving_readout(lay, place),
-        *final_parts(lay, WIDE, place, href),
+        *(live_readout(lay, place) if live else moving_readout(lay, place)),
+        *final_parts(lay, WIDE, place, href, live),
         "</g>",
     ]
 
@@ -719,8 +750,8 @@ def narrow_layout(lay: Layout, href: str) -> list[str]:
         stall_label(lay, NARROW),
         f'<text class="muted" x="4" y="{num(place.count[1])}">inputs added</text>',
         *legend(lay, place, href),
-        *moving_readout(lay, place),
-        *final_parts(lay, NARROW, place, href),
+        *live_readout(lay, place),
+        *final_parts(lay, NARROW, place, href, live=True),
         "</g>",
     ]
 
@@ -792,52 +823,77 @@ def desc_text(race: Race) -> str:
 # ---------------------------------------------------------------- public API
 
 
-def race_svg(race: Race, figure_id: str, standalone: bool) -> str:
-    """The race as an SVG document.
+def svg_parts(race: Race, figure_id: str, standalone: bool) -> tuple[str, str, str]:
+    """The SVG in three pieces: the opening tag with title, desc and style; the drawing; the closing tag.
 
-    ``standalone`` (a file of its own): XML declaration, a background and a
-    dark scheme; the wide layout only.  Inline (in a page): both layouts.
-    Both use ``xlink:href`` for ``<use>``: mkdocs-material's instant
-    navigation rewrites every element's ``href`` property, which a
+    Both variants use ``xlink:href`` for ``<use>``: mkdocs-material's
+    instant navigation rewrites every element's ``href`` property, which a
     ``<use>`` element only has as a getter (a console error).  The root's id
     is ``{figure_id}-svg``; every other id starts with ``{figure_id}-``.
     """
     fid = figure_id
     lay = layout(race, fid)
     href = "xlink:href"
-    xlink = f' xmlns:xlink="{XLINK_NS}"'
-    parts = [
+    head = [
         '<?xml version="1.0" encoding="UTF-8"?>' if standalone else "",
-        f'<svg xmlns="{SVG_NS}"{xlink} id="{fid}-svg" class="race__svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'preserveAspectRatio="xMidYMin meet" role="img" aria-labelledby="{fid}-title {fid}-desc">',
+        f'<svg xmlns="{SVG_NS}" xmlns:xlink="{XLINK_NS}" id="{fid}-svg" class="race__svg" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" preserveAspectRatio="xMidYMin meet" role="img" '
+        f'aria-labelledby="{fid}-title {fid}-desc">',
         f'<title id="{fid}-title">{escape(title_text(race))}</title>',
         f'<desc id="{fid}-desc">{escape(desc_text(race))}</desc>',
         f"<style>{css(fid, standalone)}</style>",
-        defs(lay, href, narrow=not standalone),
-        f'<rect class="bg" width="{WIDTH}" height="{HEIGHT}"/>' if standalone else "",
-        *wide_layout(lay, href),
-        *([] if standalone else narrow_layout(lay, href)),
-        "</svg>",
     ]
-    return "\n".join(p for p in parts if p) + "\n"
+    drawing = [
+        defs(lay, href, film_strip=standalone),
+        f'<rect class="bg" width="{WIDTH}" height="{HEIGHT}"/>' if standalone else "",
+        *wide_layout(lay, href, live=not standalone),
+        *([] if standalone else narrow_layout(lay, href)),
+    ]
+    return "\n".join(p for p in head if p), "\n".join(p for p in drawing if p), "</svg>"
 
 
-def race_figure_html(race: Race, figure_id: str) -> str:
-    """The fragment a page inlines: the SVG and its Pause/Restart buttons, hidden until race.js shows them.
+def race_svg(race: Race, figure_id: str, standalone: bool) -> str:
+    """The race as an SVG document.
+
+    ``standalone`` (a file of its own): XML declaration, a background, a
+    dark scheme and the film-strip readout; the wide layout only.  Inline (in
+    a page, once race.js has put the drawing in): both layouts, with the
+    readout race.js writes.
+    """
+    return "\n".join(svg_parts(race, figure_id, standalone)) + "\n"
+
+
+def race_figure_html(race: Race, figure_id: str, fallback_src: str = "") -> str:
+    """The fragment a page inlines: the SVG, its drawing to come, and Pause/Restart buttons.
+
+    The ``<svg>`` in the page holds only its title, description and style,
+    which keep its place and say what it shows.  The drawing waits in a
+    ``<template>``, which the browser parses but neither styles nor lays out;
+    race.js moves it into the ``<svg>`` when the figure comes near the view,
+    or when the browser is idle, or before printing.  Six drawn races would
+    add their elements to every style and layout pass while the page loads.
+    Without JavaScript the ``<svg>`` is hidden and ``fallback_src`` (the
+    standalone animated SVG, when given) is shown in its place.
 
     No blank lines, so Markdown keeps it as one raw HTML block.  race.js
-    finds the ``.race`` wrapper, its ``svg``, its ``[data-race-action]``
-    buttons and the animation's length in ``data-race-duration``.
+    finds the ``.race`` wrapper, its ``svg``, its ``template``, its
+    ``[data-race-action]`` buttons (hidden until race.js shows them) and the
+    animation's length in ``data-race-duration``.
     """
     fid = escape(figure_id)
+    head, drawing, tail = svg_parts(race, figure_id, standalone=False)
     controls = "".join(
         f'<button type="button" class="race__button" data-race-action="{action}" '
         f'aria-describedby="{fid}-title" hidden>{label}</button>'
         for action, label in (("pause", "Pause"), ("restart", "Restart"))
     )
+    fallback = (f'<noscript><img class="race__fallback" src="{escape(fallback_src)}" '
+                f'alt="{escape(desc_text(race))}"></noscript>\n') if fallback_src else ""
     return (
         f'<div class="race" id="{fid}" data-race-duration="{DURATION_S}">\n'
-        f"{race_svg(race, figure_id, standalone=False)}"
+        f"{head}\n{tail}\n"
+        f'<template class="race__drawing"><svg xmlns="{SVG_NS}" xmlns:xlink="{XLINK_NS}">\n{drawing}\n</svg></template>\n'
+        f"{fallback}"
         f'<div class="race__controls" role="group" aria-label="Animation controls">{controls}</div>\n'
         "</div>\n"
     )

@@ -79,7 +79,8 @@ def build(params: RaceParams) -> Built:
         f"{stem}.svg": race_svg(race, fid, standalone=True).encode(),
         f"{stem}.png": race_png(race),
         f"{stem}.csv": race_csv(race),
-        fragment_path(fid): figure_html(fid, race_figure_html(race, fid), caption, downloads).encode(),
+        fragment_path(fid): figure_html(fid, race_figure_html(race, fid, f"@root@/{stem}.svg"), caption,
+                                        downloads).encode(),
     }
     return Built(files=files, numbers=race_numbers(race, f"race.{params.format}.{params.kind}"))
 
