@@ -31,8 +31,8 @@ VIEWPORT = {"width": 1280, "height": 900}
 TYPESET_TIMEOUT_MS = 30_000
 
 # Every formula typeset: each .arithmatex holds an mjx-container.
-ALL_RACES_READY_JS = "() => document.querySelectorAll('.race:not([data-race-ready]), .race template').length === 0"
-"""race.js has drawn every race (they wait in templates until idle or near the view) and set it up."""
+ALL_RACES_READY_JS = "() => document.querySelectorAll('.race:not([data-race-ready])').length === 0"
+"""race.js has set up every race: its buttons work (its drawing may still wait in a template until it is near the view)."""
 ALL_TYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('mjx-container'))"""
 # The text a reader sees in the article, outside code: no TeX may be left in it.
 VISIBLE_PROSE_JS = """() => {
@@ -138,7 +138,7 @@ class Visit:
             self.failed.append(f"{response.url} (HTTP {response.status})")
 
     def goto(self, page: str) -> None:
-        """Open ``page`` and wait until its races are drawn (formulas may still be typesetting)."""
+        """Open ``page`` and wait until its races are set up (formulas may still be typesetting)."""
         self.page.goto(self.base + page, wait_until="load")
         self.page.wait_for_function(ALL_RACES_READY_JS)
 
@@ -159,7 +159,10 @@ class Visit:
 
 
 def show(target: Locator) -> None:
-    """Make the element visible: select the content tabs that hold it, then scroll it into view."""
+    """Make the element visible: select the content tabs that hold it, then scroll it into view.
+
+    A race is then drawn (race.js draws it near the view); this waits for that.
+    """
     target.evaluate(
         """(target) => {
           const blocks = [];
@@ -177,6 +180,19 @@ def show(target: Locator) -> None:
         }"""
     )
     target.scroll_into_view_if_needed()
+    if target.evaluate("t => t.matches('.race')"):  # near the view, race.js draws it
+        target.page.wait_for_function("race => race.hasAttribute('data-race-drawn')", arg=target.element_handle())
+
+
+def draw_every_race(page: Page) -> None:
+    """Bring each race near the view as a reader would (race.js draws it then), then go back to the top.
+
+    Selects the content tabs that hold each race on the way, and the first tab of every set at the end.
+    """
+    for race in page.locator(".race").all():
+        show(race)
+    first_tabs(page)
+    page.evaluate("window.scrollTo(0, 0)")
 
 
 def first_tabs(page: Page) -> None:

@@ -15,7 +15,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
-from browsing import Visit, all_pages, built_html, first_tabs, has_races, set_scheme, show
+from browsing import Visit, all_pages, built_html, draw_every_race, first_tabs, has_races, set_scheme, show
 from htmlscan import Page as HtmlPage
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
@@ -50,6 +50,7 @@ def test_axe_finds_no_violation_in_either_palette(opened: Opened, axe: Axe, name
     visit = opened(name)
     page = visit.page
     settle(visit)
+    draw_every_race(page)
     try:
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
         light = violations(axe, page)

@@ -18,8 +18,8 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from browsing import (
-    ALL_RACES_READY_JS, NOT_FOUND_PAGE, Visit, all_pages, built_html, doc_pages, first_tabs, has_formulas, has_races, set_scheme, show,
-    sitemap_pages,
+    ALL_RACES_READY_JS, NOT_FOUND_PAGE, Visit, all_pages, built_html, doc_pages, draw_every_race, first_tabs,
+    has_formulas, has_races, set_scheme, show, sitemap_pages,
 )
 from htmlscan import Page as HtmlPage
 
@@ -270,6 +270,7 @@ def test_palette_toggle_switches_every_figure_to_its_dark_variant(opened: Opened
     visit = opened(name)
     page = visit.page
     problems = len(visit.problems())
+    draw_every_race(page)
     try:
         light = palette_state(page)
         assert light["scheme"] == "default"
@@ -310,6 +311,7 @@ def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: O
     visit = opened(name)
     page = visit.page
     try:
+        page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # as the browser does before printing
         page.emulate_media(media="print")
         state = page.evaluate(
             with_rendered("""() => {

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from browsing import ALL_RACES_READY_JS, Visit, built_html, doc_pages, has_races
+from browsing import ALL_RACES_READY_JS, Visit, built_html, doc_pages, draw_every_race, has_races
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
 
@@ -47,6 +47,8 @@ def test_page_works_from_disk(browser: Browser, site_dir: Path, name: str) -> No
         if has_races(site_dir, name):
             page.wait_for_function(ALL_RACES_READY_JS)
             assert page.locator(".race [data-race-action=pause]:visible").count() >= 1, "no figure controls"
+            draw_every_race(page)
+            assert page.locator(".race > svg:has(use)").count() == races, "a race is not drawn"
         # mkdocs-material's own components run: the palette toggle switches the scheme.
         page.locator('[data-md-component="palette"] label:visible').click()
         page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")

@@ -440,6 +440,7 @@ def test_buttons_pause_play_and_restart(browser: Browser, tmp_path: Path) -> Non
     page = browser.new_page(viewport={"width": 900, "height": 800})
     page.goto(path.as_uri())
     page.wait_for_function(ALL_RACES_READY_JS)
+    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
     toggle = page.locator('#one [data-race-action="pause"]')
     assert toggle.is_visible() and toggle.text_content() == "Pause"
     page.wait_for_timeout(1500)
@@ -469,6 +470,7 @@ def test_reduced_motion_shows_the_final_frame_without_buttons(browser: Browser, 
     page = browser.new_page(viewport={"width": 900, "height": 800}, reduced_motion="reduce")
     page.goto(path.as_uri())
     page.wait_for_function(ALL_RACES_READY_JS)
+    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
     assert page.locator('#one [data-race-action="pause"]').is_hidden()
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide .anim") == "none"
@@ -481,6 +483,7 @@ def test_narrow_figure_switches_to_the_phone_layout(browser: Browser, tmp_path: 
     page = browser.new_page(viewport={"width": 360, "height": 800})
     page.goto(path.as_uri())
     page.wait_for_function(ALL_RACES_READY_JS)
+    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide") == "none"
     assert page.evaluate(shown, "#one-svg .narrow") != "none"
@@ -496,8 +499,10 @@ def test_instant_navigation_sets_up_each_new_page(browser: Browser, tmp_path: Pa
     page = browser.new_page(viewport={"width": 900, "height": 800})
     page.goto(path.as_uri())
     page.wait_for_function(ALL_RACES_READY_JS)
+    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
     fresh = race_figure_html(race("fp16", "normal"), "three")
     page.evaluate("(html) => { document.body.innerHTML = html; window.emitPage(); }", fresh)
+    page.wait_for_function("!document.querySelector('#three').hasAttribute('data-race-waiting')")
     toggle = page.locator('#three [data-race-action="pause"]')
     assert toggle.is_visible()
     toggle.click()
@@ -521,13 +526,36 @@ def test_without_javascript_the_standalone_svg_stands_in(browser: Browser, tmp_p
     context.close()
 
 
+def test_a_figure_is_drawn_only_when_it_comes_near_or_its_button_gets_the_focus(browser: Browser,
+                                                                                 tmp_path: Path) -> None:
+    far = race_figure_html(race("bf16", "uniform"), "far")
+    path = tmp_path / "page.html"
+    path.write_text(page_html().replace("<script>", f'<div style="height:4000px"></div>{far}<script>', 1))
+    page = browser.new_page(viewport={"width": 900, "height": 800})
+    page.goto(path.as_uri())
+    page.wait_for_function(ALL_RACES_READY_JS)
+    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
+    drawn = "id => document.getElementById(id).hasAttribute('data-race-drawn')"
+    assert not page.evaluate(drawn, "far") and page.evaluate("document.querySelectorAll('#far template').length") == 1
+    assert not page.evaluate(drawn, "two"), "a figure in a hidden tab is drawn"
+    assert page.evaluate("document.querySelector('#far [data-race-action=pause]').hidden") is False, \
+        "an undrawn figure's buttons are not in the Tab order"
+    page.evaluate("window.scrollTo(0, document.getElementById('far').offsetTop - 1000)")
+    page.wait_for_function(drawn, arg="far")
+    assert page.evaluate("document.querySelectorAll('#far-svg use').length") > 0
+    page.evaluate("document.querySelector('#two').closest('.tabbed-block').style.display = ''")
+    page.evaluate("document.querySelector('#two [data-race-action=restart]').focus()")
+    assert page.evaluate(drawn, "two"), "focus on a button does not draw its figure"
+
+
 def test_printing_draws_every_figure_at_once(browser: Browser, tmp_path: Path) -> None:
     """A figure not drawn yet (far down, or in a hidden tab) is drawn when the page is about to print."""
     path = tmp_path / "page.html"
-    path.write_text(page_html().replace("<script>", "<script>window.requestIdleCallback = function () {};", 1))
+    path.write_text(page_html())
     page = browser.new_page(viewport={"width": 900, "height": 800})
     page.goto(path.as_uri())
-    assert page.evaluate("document.querySelectorAll('#two template').length") == 1, "drawn without being idle"
+    page.wait_for_function(ALL_RACES_READY_JS)
+    assert page.evaluate("document.querySelectorAll('#two template').length") == 1, "a hidden tab's figure is drawn"
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
     assert page.evaluate("document.querySelectorAll('.race template').length") == 0
     assert page.evaluate("document.querySelectorAll('#two-svg use').length") > 0

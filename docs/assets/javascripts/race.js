@@ -1,9 +1,10 @@
-/* Pause, play and restart the animated race figures (built by scripts/figures/race.py).
+/* The animated race figures (built by scripts/figures/race.py): drawing, readout and controls.
  *
- * The figures animate by themselves with SMIL; this script adds the drawing, the readout and control:
- * - puts each figure's drawing into its <svg>: the page ships it in a <template>, which costs
- *   nothing while the page loads; a figure is drawn as it comes near the view, the others one
- *   at a time when the browser is idle, and all of them before printing;
+ * The figures animate with SMIL; this script
+ * - draws each figure when it is needed: the page ships the drawing in a <template>, which
+ *   costs nothing while the page loads, and it is moved into the figure's <svg> when the
+ *   figure comes near the view, when its content tab is selected, when one of its buttons
+ *   gets the focus, or before the page is printed;
  * - writes the readout: each text marked data-race-frames lists its string for every frame
  *   ("|" between them), and the one the animation clock is at is shown (a page carries one
  *   text per value instead of a film strip of every frame, which would slow the whole page);
@@ -12,18 +13,20 @@
  * - holds a figure at its start until it first scrolls into view, so the reader sees it run;
  * - restarts the races in a content tab (pymdownx.tabbed) when that tab is selected.
  * Works with mkdocs-material's instant navigation: setup runs on every page via document$.
+ * A figure is marked data-race-ready once set up, data-race-drawn once drawn, and
+ * data-race-waiting while it is held at its start.
  */
 (function () {
   "use strict";
 
   var SELECTOR = ".race";
+  var NEAR = "50% 0px"; /* draw a figure when it is within half a screen of the view */
   var reducedMotion = window.matchMedia
     ? window.matchMedia("(prefers-reduced-motion: reduce)")
     : null;
-  var observer = null;
+  var observes = "IntersectionObserver" in window;
+  var sight = null; /* starts a waiting figure once it is in view */
   var nearby = null; /* draws a figure that comes near the view */
-  var undrawn = []; /* figures still to draw when the browser is idle */
-  var idleScheduled = false;
   var following = []; /* races whose readout follows their clock, frame by frame */
   var ticking = false;
   var readouts = typeof WeakMap === "function" ? new WeakMap() : null;
@@ -41,7 +44,47 @@
     return race.querySelector('[data-race-action="' + action + '"]');
   }
 
-  /* Each readout text and its frames' strings, read once per figure. */
+  function isOver(race, svg) {
+    var end = duration(race);
+    return end > 0 && svg.getCurrentTime() >= end;
+  }
+
+  /* ------------------------------------------------------------ drawing */
+
+  /* Move the drawing from the figure's <template> into its <svg>, once. */
+  function draw(race) {
+    if (race.hasAttribute("data-race-drawn")) {
+      return;
+    }
+    var template = race.querySelector("template.race__drawing");
+    var svg = race.querySelector("svg");
+    if (template && svg) {
+      var drawing = template.content.querySelector("svg");
+      while (drawing && drawing.firstChild) {
+        svg.appendChild(drawing.firstChild);
+      }
+      template.remove();
+    }
+    race.setAttribute("data-race-drawn", "");
+    if (nearby) {
+      nearby.unobserve(race);
+    }
+    var clock = race.querySelector("[data-race-clock]");
+    if (clock) {
+      clock.addEventListener("endEvent", function () {
+        showRunning(race, false);
+      });
+    }
+    follow(race);
+  }
+
+  function drawAll() {
+    document.querySelectorAll(SELECTOR).forEach(draw);
+  }
+
+  /* ------------------------------------------------------------ the readout */
+
+  /* Each readout text and its frames' strings, read once per drawn figure. */
   function slotsOf(race) {
     var slots = readouts && readouts.get(race);
     if (!slots) {
@@ -100,7 +143,9 @@
     }
   }
 
-  /* The toggle reads "Pause" while the race runs, "Play" when it is paused or over. */
+  /* ------------------------------------------------------------ playing */
+
+  /* The toggle reads "Pause" while the race runs, "Play" when it is paused, waiting or over. */
   function showRunning(race, running) {
     var toggle = button(race, "pause");
     if (toggle) {
@@ -113,6 +158,7 @@
     if (!svg) {
       return;
     }
+    draw(race);
     svg.setCurrentTime(0);
     svg.unpauseAnimations();
     race.removeAttribute("data-race-waiting");
@@ -129,12 +175,7 @@
     svg.setCurrentTime(0);
     race.setAttribute("data-race-waiting", "");
     showRunning(race, false);
-    follow(race); /* shows the first frame */
-  }
-
-  function isOver(race, svg) {
-    var end = duration(race);
-    return end > 0 && svg.getCurrentTime() >= end;
+    follow(race); /* shows the first frame, once drawn */
   }
 
   function toggle(race) {
@@ -142,6 +183,7 @@
     if (!svg) {
       return;
     }
+    draw(race);
     if (isOver(race, svg) || race.hasAttribute("data-race-waiting")) {
       restart(race);
     } else if (svg.animationsPaused()) {
@@ -154,6 +196,8 @@
     }
   }
 
+  /* ------------------------------------------------------------ setting up a page */
+
   function showButtons(race) {
     var hide = !svgOf(race) || (reducedMotion !== null && reducedMotion.matches);
     race.querySelectorAll("[data-race-action]").forEach(function (control) {
@@ -161,55 +205,25 @@
     });
   }
 
-  /* Move the drawing from the figure's <template> into its <svg>, once; then set the figure up. */
-  function draw(race) {
-    var template = race.querySelector("template.race__drawing");
-    var svg = race.querySelector("svg");
-    if (template && svg) {
-      var drawing = template.content.querySelector("svg");
-      while (drawing && drawing.firstChild) {
-        svg.appendChild(drawing.firstChild);
-      }
-      template.remove();
-    }
-    if (nearby) {
-      nearby.unobserve(race);
-    }
-    setUp(race);
-  }
-
-  function drawAll() {
-    document.querySelectorAll(SELECTOR).forEach(draw);
-    undrawn = [];
-  }
-
-  function idle(then) {
-    if (window.requestIdleCallback) {
-      window.requestIdleCallback(then, { timeout: 4000 });
-    } else {
-      window.setTimeout(then, 200);
-    }
-  }
-
-  /* One figure per idle period, so that no single task grows long. */
-  function drawWhenIdle() {
-    if (idleScheduled) {
+  /* Buttons first, so the Tab order is whole from the start; the figure waits for its first sight.
+   * The observers' first reports cover figures already in view: asking the page where a figure
+   * is would force a layout while the page is loading. */
+  function setUp(race) {
+    if (race.hasAttribute("data-race-ready")) {
       return;
     }
-    idleScheduled = true;
-    idle(function () {
-      idleScheduled = false;
-      var race = undrawn.shift();
-      while (race && (race.hasAttribute("data-race-ready") || !race.isConnected)) {
-        race = undrawn.shift();
-      }
-      if (race) {
-        draw(race);
-      }
-      if (undrawn.length) {
-        drawWhenIdle();
-      }
-    });
+    race.setAttribute("data-race-ready", "");
+    showButtons(race);
+    if (!svgOf(race)) {
+      return;
+    }
+    if (observes) {
+      hold(race);
+      nearby.observe(race);
+      sight.observe(race);
+    } else {
+      draw(race);
+    }
   }
 
   function onNear(entries) {
@@ -220,32 +234,10 @@
     });
   }
 
-  function setUp(race) {
-    if (race.hasAttribute("data-race-ready")) {
-      return;
-    }
-    race.setAttribute("data-race-ready", "");
-    showButtons(race);
-    var clock = race.querySelector("[data-race-clock]");
-    if (clock) {
-      clock.addEventListener("endEvent", function () {
-        showRunning(race, false);
-      });
-    }
-    /* Every figure waits for the observer's first report, which also covers the ones already in
-     * view: asking the page where a figure is would force a layout while the page is loading. */
-    if (observer && svgOf(race)) {
-      hold(race);
-      observer.observe(race);
-    } else {
-      follow(race);
-    }
-  }
-
   function onSight(entries) {
     entries.forEach(function (entry) {
       if (entry.isIntersecting) {
-        observer.unobserve(entry.target);
+        sight.unobserve(entry.target);
         if (entry.target.hasAttribute("data-race-waiting")) {
           restart(entry.target);
         }
@@ -254,25 +246,15 @@
   }
 
   function setUpPage() {
-    if (observer) {
-      observer.disconnect(); /* figures of the previous page are gone */
-    }
-    if (nearby) {
-      nearby.disconnect();
-    }
-    following = [];
-    var observes = "IntersectionObserver" in window;
-    observer = observes ? new IntersectionObserver(onSight, { threshold: 0.4 }) : null;
-    nearby = observes ? new IntersectionObserver(onNear, { rootMargin: "50% 0px" }) : null;
-    undrawn = Array.prototype.slice.call(document.querySelectorAll(SELECTOR));
-    if (!nearby) {
-      drawAll();
-      return;
-    }
-    undrawn.forEach(function (race) {
-      nearby.observe(race);
+    [sight, nearby].forEach(function (previous) {
+      if (previous) {
+        previous.disconnect(); /* figures of the previous page are gone */
+      }
     });
-    drawWhenIdle();
+    following = [];
+    sight = observes ? new IntersectionObserver(onSight, { threshold: 0.4 }) : null;
+    nearby = observes ? new IntersectionObserver(onNear, { rootMargin: NEAR }) : null;
+    document.querySelectorAll(SELECTOR).forEach(setUp);
   }
 
   /* The content block a tab's radio input selects: alternate style
@@ -290,16 +272,28 @@
     return label ? label.nextElementSibling : null;
   }
 
-  document.addEventListener("click", function (event) {
-    var control = event.target.closest && event.target.closest("[data-race-action]");
+  function raceOfControl(target) {
+    var control = target.closest && target.closest("[data-race-action]");
     var race = control && control.closest(SELECTOR);
-    if (!race) {
+    return race ? { control: control, race: race } : null;
+  }
+
+  document.addEventListener("click", function (event) {
+    var found = raceOfControl(event.target);
+    if (!found) {
       return;
     }
-    if (control.getAttribute("data-race-action") === "restart") {
-      restart(race);
+    if (found.control.getAttribute("data-race-action") === "restart") {
+      restart(found.race);
     } else {
-      toggle(race);
+      toggle(found.race);
+    }
+  });
+
+  document.addEventListener("focusin", function (event) {
+    var found = raceOfControl(event.target);
+    if (found) {
+      draw(found.race);
     }
   });
 
@@ -310,10 +304,7 @@
     }
     var panel = tabPanel(input);
     if (panel) {
-      panel.querySelectorAll(SELECTOR).forEach(function (race) {
-        draw(race);
-        restart(race);
-      });
+      panel.querySelectorAll(SELECTOR).forEach(restart);
     }
   });
 
