@@ -119,7 +119,10 @@ class GzipHandler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Encoding", "gzip")
         self.end_headers()
         if send_body:
-            self.wfile.write(body)
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the browser went away mid-response (a closed tab, a cancelled request)
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         self._respond(send_body=True)

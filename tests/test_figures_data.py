@@ -113,3 +113,31 @@ def test_bibtex_and_citation_cff_agree(site_dir: Path) -> None:
     assert fields["url"] == cff["url"]
     assert fields["author"].strip("{}") == cff["authors"][0]["name"]
     assert site_info.bibtex(site_info.read_citation()) in re.sub(r"<[^>]+>", "", html).replace("&amp;", "&")
+
+
+def test_compact_svg_paths_move_no_vertex_more_than_half_a_hundredth_of_a_point() -> None:
+    """The static figures' SVGs round path coordinates; the drawing must stay where matplotlib put it."""
+    import matplotlib.pyplot as plt
+
+    from figures.mpl import DECIMAL, PATH_DATA, RC, compact_path_data
+
+    with plt.rc_context(RC):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        xs = np.linspace(0, 1, 2000)
+        ax.plot(xs, np.cumsum(np.random.default_rng(0).standard_normal(xs.size)))  # noisy: little to simplify
+        ax.plot(xs[::100], xs[::100] ** 2, "o", markersize=2)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
+        plt.close(fig)
+    original = buffer.getvalue().decode()
+    compact = compact_path_data(original)
+    before, after = PATH_DATA.findall(original), PATH_DATA.findall(compact)
+    assert len(before) == len(after) > 3
+    for old, new in zip(before, after):
+        old_numbers = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", old)]
+        new_numbers = [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?", new)]
+        assert re.sub(r"[-\d.\s]", "", old) == re.sub(r"[-\d.\s]", "", new)  # the same commands
+        assert np.allclose(old_numbers, new_numbers, rtol=0, atol=0.005 + 1e-9)
+        assert all(len(x.split(".")[1]) <= 2 for x in DECIMAL.findall(new))
+    assert sum(map(len, after)) < 0.7 * sum(map(len, before))
+    assert PATH_DATA.sub("", compact) == PATH_DATA.sub("", original)  # nothing but path data changes

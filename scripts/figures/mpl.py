@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from typing import Callable
 
 import matplotlib
@@ -17,12 +18,33 @@ RC = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fps
 SLIDE_WIDTH_PX = 1920
 
 
+PATH_DATA = re.compile(r'(?<= d=")[^"]*')
+DECIMAL = re.compile(r"-?\d+\.\d+")
+PATH_DECIMALS = 2
+"""Path coordinates are points (1/72 inch): a hundredth of a point is far below a pixel at any zoom a reader uses."""
+
+
+def _short(number: re.Match[str]) -> str:
+    text = f"{float(number[0]):.{PATH_DECIMALS}f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def compact_path_data(svg: str) -> str:
+    """Round every path's coordinates to PATH_DECIMALS places and put each path's data on one line.
+
+    Matplotlib writes six decimals and one line per vertex, so a plot of
+    many points is mostly digits no screen can show.  Only ``d`` attributes
+    change: text, styles and ids are left as they are.
+    """
+    return PATH_DATA.sub(lambda data: " ".join(DECIMAL.sub(_short, data[0]).split()), svg)
+
+
 def svg_bytes(fig: Figure) -> bytes:
-    """Reproducible SVG: fixed hash salt, text kept as text, no date."""
+    """Reproducible SVG: fixed hash salt, text kept as text, no date, compact path data."""
     buffer = io.BytesIO()
     with plt.rc_context(RC):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return buffer.getvalue()
+    return compact_path_data(buffer.getvalue().decode("utf-8")).encode("utf-8")
 
 
 def png_bytes(fig: Figure, width_px: int = SLIDE_WIDTH_PX) -> bytes:

@@ -23,6 +23,7 @@
   var FORMULA = ".arithmatex";
   var BUDGET_MS = 8; /* main-thread work per step: far below a 50 ms long task, even on a 4x slower CPU */
   var INSERT_EVERY_MS = 150; /* from a worker, formulas go into the page at most this often */
+  var INSERT_AT_MOST = 8; /* ... and at most this many at once: the page restyles and lays out each batch in one frame */
   var NO_PAINT_MS = 3000; /* a hidden tab never paints: start anyway after this long */
   var here = (document.currentScript && document.currentScript.src) || window.location.href;
   var MATHJAX_DIR = new URL("../mathjax/", here).href;
@@ -107,25 +108,29 @@
     var nextId = 0;
     var scheduled = false;
 
-    /* Insert what has arrived, all at once: each insertion costs the page one
-     * layout, which on a long page takes longer than the insertion itself. */
+    /* Insert what has arrived in batches: each batch costs the page one frame
+     * of styling and layout, which on a long page takes longer than the
+     * insertion itself; a batch of a few formulas keeps that frame short. */
     function insert() {
       scheduled = false;
-      arrived.splice(0).forEach(function (item) {
+      arrived.splice(0, INSERT_AT_MOST).forEach(function (item) {
         if (item[0].isConnected) {
           item[0].innerHTML = item[1];
         }
       });
+      if (arrived.length) {
+        schedule(0);
+      }
     }
 
-    function schedule() {
+    function schedule(wait) {
       if (!scheduled) {
         scheduled = true;
         window.setTimeout(function () {
           window.requestAnimationFrame(function () {
             later(insert); /* after the frame's rendering, not inside it */
           });
-        }, INSERT_EVERY_MS);
+        }, wait);
       }
     }
 
@@ -151,7 +156,7 @@
       delete waiting[message.id];
       if (el) {
         arrived.push([el, message.html]);
-        schedule();
+        schedule(INSERT_EVERY_MS);
       }
     };
     worker.onerror = function (event) {
