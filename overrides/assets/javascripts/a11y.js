@@ -27,8 +27,7 @@
     });
   }
 
-  function focusableIfScrolling(wrap) {
-    var scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+  function markScrolling(wrap, scrolls) {
     if (scrolls && wrap.getAttribute("role") !== "region") {
       wrap.setAttribute("tabindex", "0");
       wrap.setAttribute("role", "region");
@@ -40,12 +39,22 @@
     }
   }
 
+  function scrolling(wrap) {
+    return wrap.scrollWidth > wrap.clientWidth + 1;
+  }
+
+  /* All the widths are read before any attribute changes: a change between two
+   * reads would make the second one lay the page out again. */
   var resized = window.ResizeObserver ? new ResizeObserver(function (entries) {
+    var wraps = [];
     entries.forEach(function (entry) {
       var wrap = entry.target.closest(".md-typeset__scrollwrap");
-      if (wrap) {
-        focusableIfScrolling(wrap);
+      if (wrap && wraps.indexOf(wrap) < 0) {
+        wraps.push(wrap);
       }
+    });
+    wraps.map(scrolling).forEach(function (scrolls, i) {
+      markScrolling(wraps[i], scrolls);
     });
   }) : null;
 
@@ -59,7 +68,7 @@
           resized.observe(wrap.firstElementChild);
         }
       } else {
-        focusableIfScrolling(wrap);
+        markScrolling(wrap, scrolling(wrap));
       }
     });
   }
