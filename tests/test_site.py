@@ -53,8 +53,12 @@ def test_each_race_animation_is_inlined(site_dir: Path, race_id: str) -> None:
     holders = [a for tag, a in parsed.tags if a.get("id") == race_id]
     assert len(holders) == 1, f"{race_id} appears {len(holders)} times"
     start = html.index(f'id="{race_id}"')
-    chunk = html[start:html.index("</svg>", start)]
-    assert "<svg" in chunk and ("<animate" in chunk or "<set" in chunk)
+    chunk = html[start:html.index("</template>", start)]
+    shell, drawing = chunk.split('<template class="race__drawing">', 1)
+    assert f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" id="{race_id}-svg"' in shell
+    assert "<animate" in drawing and "<use" in drawing  # drawn by race.js near the view
+    fallback = html[html.index("</template>", start):html.index("</figure>", start)]
+    assert f'<noscript><img class="race__fallback" src="figures/{race_id}.svg"' in fallback
     assert (site_dir / "figures" / f"{race_id}.svg").is_file()
     assert (site_dir / "figures" / f"{race_id}.csv").is_file()
 
