@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import importlib.metadata
 import json
+import os
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,18 +76,28 @@ def lookup(key: str) -> Built | None:
     return Built(files=files, numbers=numbers)
 
 
+def _write_whole(target: Path, data: bytes) -> None:
+    """Write ``target`` so that a reader sees the old file or the new one, never a part.
+
+    Two builds may store the same entry at once (the test workers do); each
+    writes a temporary file of its own and renames it into place.
+    """
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+
+
 def store(key: str, name: str, built: Built) -> None:
     """Write an entry; its ``done`` marker last, so a half-written entry is never trusted.
 
     File names must be relative paths that stay inside the site (no ``..``).
     """
     entry = CACHE_DIR / key
-    entry.mkdir(parents=True, exist_ok=True)
-    for rel, data in built.files.items():
+    for rel in built.files:
         if rel.startswith("/") or ".." in Path(rel).parts:
             raise ValueError(f"figure {name!r} wants to write outside the site: {rel!r}")
-        target = entry / "files" / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-    (entry / "numbers.json").write_text(json.dumps(built.numbers, sort_keys=True, indent=1))
-    (entry / "done").write_text("\n".join(sorted(built.files)))
+    for rel, data in built.files.items():
+        _write_whole(entry / "files" / rel, data)
+    _write_whole(entry / "numbers.json", json.dumps(built.numbers, sort_keys=True, indent=1).encode())
+    _write_whole(entry / "done", "\n".join(sorted(built.files)).encode())
