@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from pathlib import Path
 
@@ -99,6 +100,19 @@ def test_snippet_outputs_on_the_page_are_what_running_them_prints(site_dir: Path
         assert shown, f"the formats page does not show {path.name} as it is"
         printed = snippets.run_snippet(path)
         assert blocks[shown[0] + 1].strip() == printed, f"{path.name} prints {printed!r}, the page shows otherwise"
+
+
+# The library calls the prose quotes (library.*) and the snippet that makes the same call (snippet.*).
+SAME_CALL = {"fp16_sum": "numpy_fp16_sum", "fp16_cumsum": "numpy_fp16_cumsum", "bf16_sum": "ml_dtypes_bf16_sum",
+             "bf16_sum_fp32": "bf16_sum_fp32"}
+
+
+@pytest.mark.parametrize(("quoted", "snippet"), SAME_CALL.items())
+def test_numbers_quoted_in_prose_are_what_the_shown_snippets_print(site_dir: Path, quoted: str, snippet: str) -> None:
+    """Two pages tell the same story (one in prose, one as a program and its output): they must agree."""
+    numbers = json.loads((site_dir / "data" / "numbers.json").read_text())
+    printed = float(numbers[f"snippet.{snippet}"])
+    assert printed == float(numbers[f"library.{quoted}"].replace(",", "")), (quoted, snippet)
 
 
 def test_bibtex_and_citation_cff_agree(site_dir: Path) -> None:
