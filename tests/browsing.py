@@ -30,9 +30,9 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1280, "height": 900}
 TYPESET_TIMEOUT_MS = 30_000
 
-# Every formula typeset: each .arithmatex holds an mjx-container.
+# race.js has set up every race: its buttons work (its drawing may wait in a template until it is near the view).
 ALL_RACES_READY_JS = "() => document.querySelectorAll('.race:not([data-race-ready])').length === 0"
-"""race.js has set up every race: its buttons work (its drawing may still wait in a template until it is near the view)."""
+# Every formula typeset: each .arithmatex holds an mjx-container.
 ALL_TYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('mjx-container'))"""
 # The text a reader sees in the article, outside code: no TeX may be left in it.
 VISIBLE_PROSE_JS = """() => {
