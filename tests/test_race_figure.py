@@ -11,14 +11,14 @@ import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 import fpsum
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser
+    from playwright.sync_api import Browser, Page
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -434,13 +434,19 @@ def page_html() -> str:
     )
 
 
-def test_buttons_pause_play_and_restart(browser: Browser, tmp_path: Path) -> None:
+def open_page(browser: Browser, tmp_path: Path, html: str, **options: Any) -> Page:
+    """``html`` as a file, opened in a new page; returns once race.js has set every race up and drawn ``#one``."""
     path = tmp_path / "page.html"
-    path.write_text(page_html())
-    page = browser.new_page(viewport={"width": 900, "height": 800})
+    path.write_text(html)
+    page = browser.new_page(**{"viewport": {"width": 900, "height": 800}, **options})
     page.goto(path.as_uri())
     page.wait_for_function(ALL_RACES_READY_JS)
     page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
+    return page
+
+
+def test_buttons_pause_play_and_restart(browser: Browser, tmp_path: Path) -> None:
+    page = open_page(browser, tmp_path, page_html())
     toggle = page.locator('#one [data-race-action="pause"]')
     assert toggle.is_visible() and toggle.text_content() == "Pause"
     page.wait_for_timeout(1500)
@@ -465,12 +471,7 @@ def test_buttons_pause_play_and_restart(browser: Browser, tmp_path: Path) -> Non
 
 
 def test_reduced_motion_shows_the_final_frame_without_buttons(browser: Browser, tmp_path: Path) -> None:
-    path = tmp_path / "page.html"
-    path.write_text(page_html())
-    page = browser.new_page(viewport={"width": 900, "height": 800}, reduced_motion="reduce")
-    page.goto(path.as_uri())
-    page.wait_for_function(ALL_RACES_READY_JS)
-    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
+    page = open_page(browser, tmp_path, page_html(), reduced_motion="reduce")
     assert page.locator('#one [data-race-action="pause"]').is_hidden()
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide .anim") == "none"
@@ -478,12 +479,7 @@ def test_reduced_motion_shows_the_final_frame_without_buttons(browser: Browser, 
 
 
 def test_narrow_figure_switches_to_the_phone_layout(browser: Browser, tmp_path: Path) -> None:
-    path = tmp_path / "page.html"
-    path.write_text(page_html())
-    page = browser.new_page(viewport={"width": 360, "height": 800})
-    page.goto(path.as_uri())
-    page.wait_for_function(ALL_RACES_READY_JS)
-    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
+    page = open_page(browser, tmp_path, page_html(), viewport={"width": 360, "height": 800})
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide") == "none"
     assert page.evaluate(shown, "#one-svg .narrow") != "none"
@@ -493,13 +489,8 @@ def test_narrow_figure_switches_to_the_phone_layout(browser: Browser, tmp_path: 
 
 def test_instant_navigation_sets_up_each_new_page(browser: Browser, tmp_path: Path) -> None:
     """mkdocs-material swaps the page content and emits on ``document$``: the new figure gets working buttons."""
-    path = tmp_path / "page.html"
     stub = "<script>var document$ = {subscribe: function (f) { window.emitPage = f; f(); }};</script>"
-    path.write_text(page_html().replace("<script>", stub + "<script>", 1))
-    page = browser.new_page(viewport={"width": 900, "height": 800})
-    page.goto(path.as_uri())
-    page.wait_for_function(ALL_RACES_READY_JS)
-    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
+    page = open_page(browser, tmp_path, page_html().replace("<script>", stub + "<script>", 1))
     fresh = race_figure_html(race("fp16", "normal"), "three")
     page.evaluate("(html) => { document.body.innerHTML = html; window.emitPage(); }", fresh)
     page.wait_for_function("!document.querySelector('#three').hasAttribute('data-race-waiting')")
@@ -529,12 +520,8 @@ def test_without_javascript_the_standalone_svg_stands_in(browser: Browser, tmp_p
 def test_a_figure_is_drawn_only_when_it_comes_near_or_its_button_gets_the_focus(browser: Browser,
                                                                                  tmp_path: Path) -> None:
     far = race_figure_html(race("bf16", "uniform"), "far")
-    path = tmp_path / "page.html"
-    path.write_text(page_html().replace("<script>", f'<div style="height:4000px"></div>{far}<script>', 1))
-    page = browser.new_page(viewport={"width": 900, "height": 800})
-    page.goto(path.as_uri())
-    page.wait_for_function(ALL_RACES_READY_JS)
-    page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
+    spaced = page_html().replace("<script>", f'<div style="height:4000px"></div>{far}<script>', 1)
+    page = open_page(browser, tmp_path, spaced)
     drawn = "id => document.getElementById(id).hasAttribute('data-race-drawn')"
     assert not page.evaluate(drawn, "far") and page.evaluate("document.querySelectorAll('#far template').length") == 1
     assert not page.evaluate(drawn, "two"), "a figure in a hidden tab is drawn"
@@ -550,11 +537,7 @@ def test_a_figure_is_drawn_only_when_it_comes_near_or_its_button_gets_the_focus(
 
 def test_printing_draws_every_figure_at_once(browser: Browser, tmp_path: Path) -> None:
     """A figure not drawn yet (far down, or in a hidden tab) is drawn when the page is about to print."""
-    path = tmp_path / "page.html"
-    path.write_text(page_html())
-    page = browser.new_page(viewport={"width": 900, "height": 800})
-    page.goto(path.as_uri())
-    page.wait_for_function(ALL_RACES_READY_JS)
+    page = open_page(browser, tmp_path, page_html())
     assert page.evaluate("document.querySelectorAll('#two template').length") == 1, "a hidden tab's figure is drawn"
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
     assert page.evaluate("document.querySelectorAll('.race template').length") == 0
