@@ -188,11 +188,14 @@ def draw_every_race(page: Page) -> None:
     """Bring each race near the view as a reader would (race.js draws it then), then go back to the top.
 
     Selects the content tabs that hold each race on the way, and the first tab of every set at the end.
+    Returns once the page's CSS transitions are over: scrolling back swaps mkdocs-material's header
+    title with a fade, and half-faded text would fail a contrast check.
     """
     for race in page.locator(".race").all():
         show(race)
     first_tabs(page)
     page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
 
 
 def first_tabs(page: Page) -> None:
