@@ -47,10 +47,10 @@ def divide_by_zero_in_every_function(path: Path) -> None:
 
 
 def unknown_race_format(path: Path) -> None:
-    """Give the first race of the figure registry a format that does not exist."""
+    """Give the first race record a format that does not exist."""
     source = path.read_text(encoding="utf-8")
     broken, count = re.subn(r"RaceParams\(format=[^,)]+", 'RaceParams(format="fp99"', source, count=1)
-    assert count == 1, f"no RaceParams(format=...) in {path}: update this test to the registry's form"
+    assert count == 1, f"no RaceParams(format=...) in {path}: update this test to the records' form"
     path.write_text(broken, encoding="utf-8")
 
 
@@ -73,8 +73,8 @@ BREAKAGES = [
              lambda repo: append(repo / PAGE, "\nThe answer is {{ nope.nothing }}.\n")),
     Breakage("error in the model", "methods.py", "ZeroDivisionError",
              lambda repo: divide_by_zero_in_every_function(repo / "src" / "fpsum" / "methods.py")),
-    Breakage("invalid figure parameter", "build.py", "fp99",
-             lambda repo: unknown_race_format(repo / "scripts" / "figures" / "build.py")),
+    Breakage("invalid figure parameter", "races.py", "fp99",
+             lambda repo: unknown_race_format(repo / "scripts" / "figures" / "races.py")),
 ]
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from figures import cache
-from figures.cache import Built, lookup, store
+from figures.cache import lookup, store
+from figures.record import Built
+from repocopy import BuiltCopy
 
 
 @pytest.fixture(autouse=True)
@@ -38,3 +40,52 @@ def test_a_file_outside_the_site_is_refused_and_nothing_is_written(cache_dir: Pa
     with pytest.raises(ValueError, match="outside the site"):
         store("k3", "bad", Built(files={"figures/ok.svg": b"<svg/>", name: b"x"}))
     assert not (cache_dir / "k3").exists()
+
+
+REBUILT = """
+import json, sys
+from figures.build import build_all, registry
+records = [r for r in registry() if r.id == sys.argv[1]]
+print(json.dumps(build_all(records, workers=1)[2]))
+"""
+INDIRECT = """
+import ast, json, sys
+import figures.{module} as builder
+direct = {{"figures." + node.module for node in ast.walk(ast.parse(open(builder.__file__).read()))
+          if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}}
+loaded = [name for name, module in sys.modules.items() if name.startswith("figures.")
+          and getattr(module, "__file__", None) and name not in direct | {{"figures.{module}"}}]
+print(json.dumps(sorted(sys.modules[name].__file__ for name in loaded)))
+"""
+
+
+def _run(repo: Path, code: str, *args: str) -> list[str]:
+    """Run ``code`` with the copy's scripts and model first on the path; what it prints, as JSON."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, PYTHONPATH=f"{repo / 'scripts'}{os.pathsep}{repo / 'src'}")
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=repo, env=env, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return result
+
+
+@pytest.mark.xdist_group("repo-copy")
+def test_editing_a_module_a_figure_uses_only_indirectly_rebuilds_it(built_copy: BuiltCopy, tmp_path: Path) -> None:
+    """The key hashes whole packages: a module the race builder never imports itself still counts."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    shutil.copytree(built_copy.repo, repo, symlinks=True)
+    assert _run(repo, REBUILT, "race-bf16-ones") == [], "the cold build's cache entry was not reused"
+    indirect = _run(repo, INDIRECT.format(module="races"))
+    assert indirect, "the race builder imports every module it uses directly: pick another figure for this test"
+    module = Path(indirect[0])
+    assert repo in module.parents, module
+    module.write_text(module.read_text() + "\n# an edit that changes no behaviour\n")
+    assert _run(repo, REBUILT, "race-bf16-ones") == ["race-bf16-ones"]
+    assert _run(repo, REBUILT, "race-bf16-ones") == [], "the rebuilt entry was not stored"

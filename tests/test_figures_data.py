@@ -41,8 +41,7 @@ def test_race_csv_is_the_models_race(site_dir: Path, fmt: str, kind: str) -> Non
 def test_error_vs_n_csv_matches_a_fresh_sweep(site_dir: Path) -> None:
     rows = read_csv(site_dir, "error-vs-n.csv")
     assert list(rows[0]) == ["format", "method", "n", "trials", "p10", "median", "p90", "exact_fraction"]
-    spec = next(s for s in registry() if s.name == "error-vs-n")
-    params = spec.params
+    params = next(record for record in registry() if record.id == "error-vs-n").params
     sweep = fpsum.run_sweep(fpsum.FP16, ("naive", "kahan"), params.n_max, params.trials, params.seed,
                             per_octave=params.per_octave)
     for method in ("naive", "kahan"):
@@ -102,7 +101,7 @@ def test_snippet_outputs_on_the_page_are_what_running_them_prints(site_dir: Path
         assert blocks[shown[0] + 1].strip() == printed, f"{path.name} prints {printed!r}, the page shows otherwise"
 
 
-# The library calls the prose quotes (library.*) and the snippet that makes the same call (snippet.*).
+# The library calls the prose quotes (library.*) and the snippet that makes the same call (snippets.*).
 SAME_CALL = {"fp16_sum": "numpy_fp16_sum", "fp16_cumsum": "numpy_fp16_cumsum", "bf16_sum": "ml_dtypes_bf16_sum",
              "bf16_sum_fp32": "bf16_sum_fp32"}
 
@@ -111,7 +110,7 @@ SAME_CALL = {"fp16_sum": "numpy_fp16_sum", "fp16_cumsum": "numpy_fp16_cumsum", "
 def test_numbers_quoted_in_prose_are_what_the_shown_snippets_print(site_dir: Path, quoted: str, snippet: str) -> None:
     """Two pages tell the same story (one in prose, one as a program and its output): they must agree."""
     numbers = json.loads((site_dir / "data" / "numbers.json").read_text())
-    printed = float(numbers[f"snippet.{snippet}"])
+    printed = float(numbers[f"snippets.{snippet}"])
     assert printed == float(numbers[f"library.{quoted}"].replace(",", "")), (quoted, snippet)
 
 

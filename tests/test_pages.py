@@ -80,10 +80,10 @@ def _model_numbers(site_dir: Path) -> set[str]:
     numbers = json.loads((site_dir / "data" / "numbers.json").read_text())
     found = set()
     for key, text in numbers.items():
-        if key.startswith(("format.", "site.", "cite.", "snippet.")) and not key.endswith((".stall", ".stall_after")):
+        if key.startswith(("formats-table.", "site.", "snippets.")) and not key.endswith((".stall", ".stall_after")):
             continue  # labels, precisions and dates are definitions, not results
-        if key in ("blocked.default_b",):
-            continue  # a parameter (numpy's block of 128 too), not a result
+        if key in ("blocked.default_b",) or key.endswith(".n"):
+            continue  # parameters (numpy's block of 128 too; the n of each sum), not results
         for token in re.findall(r"\d[\d,]*\.?\d*", text):
             digits = token.replace(",", "").replace(".", "").lstrip("0")
             if len(digits) >= 3:  # 2, 16, 128 appear as plain facts; 2,048 or 4,078.146 do not

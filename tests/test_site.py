@@ -66,10 +66,10 @@ def test_each_race_animation_is_inlined(site_dir: Path, race_id: str) -> None:
 def test_error_versus_n_plot_is_shown_in_both_palettes(site_dir: Path) -> None:
     _, parsed = page(site_dir, "accumulation-error.html")
     sources = {img.get("src") for img in parsed.find("img")}
-    assert "figures/error-vs-n-light.svg#only-light" in sources
+    assert "figures/error-vs-n.svg#only-light" in sources
     assert "figures/error-vs-n-dark.svg#only-dark" in sources
-    for variant in ("light", "dark"):
-        svg = (site_dir / "figures" / f"error-vs-n-{variant}.svg").read_text()
+    for name in ("error-vs-n.svg", "error-vs-n-dark.svg"):
+        svg = (site_dir / "figures" / name).read_text()
         assert svg.lstrip().startswith("<?xml") and "</svg>" in svg
 
 
@@ -103,8 +103,8 @@ def test_numbers_in_the_prose_come_from_the_model(site_dir: Path) -> None:
     for value in (race.final["naive"], race.exact_final):
         assert number(value) in parsed.text
     numbers = json.loads((site_dir / "data" / "numbers.json").read_text())
-    assert numbers["race.fp16.uniform.naive"] == number(race.final["naive"])
-    assert numbers["format.fp16.stall"] == number(fpsum.FP16.stall_point)
+    assert numbers["race-fp16-uniform.naive"] == number(race.final["naive"])
+    assert numbers["formats-table.fp16.stall"] == number(fpsum.FP16.stall_point)
     assert "{{" not in parsed.text
 
 

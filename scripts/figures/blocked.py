@@ -12,19 +12,20 @@ from matplotlib.figure import Figure
 
 import fpsum
 
-from .cache import Built
+from .contract import FigureFiles
 from .html import static_fragment
-from .mpl import render
-from .style import METHOD_STYLE, Palette, method_colour
+from .looks import LOOKS, Palette
+from .mpl import method_line, render
+from .record import Built, Record
 from .text import number, significant
 
-FIGURE_ID = "blocked"
-STEM = f"figures/{FIGURE_ID}"
 SIZE = (7.0, 4.2)
 
 
 @dataclass(frozen=True)
 class BlockedParams:
+    """The format, the number of inputs, the trials and seed, and the model's default block size."""
+
     format: str = "fp16"
     n: int = 2**16
     trials: int = 16
@@ -43,8 +44,15 @@ class BlockedParams:
         return 2 ** np.arange(self.n.bit_length())
 
 
+def records() -> list[Record]:
+    """The one blocked-summation figure."""
+    return [Record("blocked", BlockedParams(), build)]
+
+
 @dataclass(frozen=True)
 class Result:
+    """Relative errors of blocked summation per trial and block size, and of naive and pairwise per trial."""
+
     fmt: fpsum.Format
     blocks: np.ndarray
     errors: np.ndarray  # (trials, len(blocks))
@@ -73,16 +81,18 @@ def bound(params: BlockedParams, fmt: fpsum.Format, blocks: np.ndarray) -> np.nd
 
 
 def draw(result: Result, params: BlockedParams, palette: Palette) -> Figure:
+    """The figure in one palette; the caller saves and closes it."""
     fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
     low, mid, high = np.percentile(result.errors, [10, 50, 90], axis=0)
-    colour = method_colour("wide", palette)
-    ax.fill_between(result.blocks, low, high, color=colour, alpha=0.2, lw=0)
-    ax.plot(result.blocks, mid, color=colour, lw=2, marker="o", ms=4, label=f"blocked, median of {params.trials}")
+    ax.fill_between(result.blocks, low, high, color=LOOKS["blocked"].colour(palette), alpha=0.2, lw=0)
+    method_line(ax, "blocked", result.blocks, mid, palette, markevery=1, ms=5,
+                label=f"blocked, median of {params.trials}")
     ax.plot(result.blocks, bound(params, result.fmt, result.blocks), color=palette.muted, ls="--", lw=1,
             label="bound (b + n/b)u")
     for method, errors in (("naive", result.naive), ("pairwise", result.pairwise)):
-        ax.axhline(float(np.median(errors)), color=method_colour(method, palette), ls=METHOD_STYLE[method]["dash"],
-                   lw=1.5, label=f"{fpsum.METHOD_LABELS[method]} (median)")
+        level = np.full(2, float(np.median(errors)))
+        method_line(ax, method, result.blocks[[0, -1]], level, palette, marker=None,
+                    label=f"{LOOKS[method].label} (median)")
     ax.axvline(np.sqrt(params.n), color=palette.muted, lw=0.8, ls=":")
     ax.annotate("b = √n", (np.sqrt(params.n), ax.get_ylim()[0]), xytext=(3, 4), textcoords="offset points",
                 fontsize=8, color=palette.muted)
@@ -96,9 +106,10 @@ def draw(result: Result, params: BlockedParams, palette: Palette) -> Figure:
     return fig
 
 
-def build(params: BlockedParams) -> Built:
+def build(figure_id: str, params: BlockedParams) -> Built:
+    """The figure, its CSV and fragment, and its numbers (block sizes and median errors)."""
     result = compute(params)
-    files = render(lambda palette: draw(result, params, palette), STEM)
+    files = render(lambda palette: draw(result, params, palette), figure_id)
     medians = np.median(result.errors, axis=0)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -108,27 +119,27 @@ def build(params: BlockedParams) -> Built:
     for j, b in enumerate(result.blocks.tolist()):
         writer.writerow([b, params.trials, repr(float(low[j])), repr(float(medians[j])), repr(float(high[j])),
                          repr(float(bounds[j]))])
-    files[f"{STEM}.csv"] = out.getvalue().encode()
+    files[FigureFiles(figure_id).csv] = out.getvalue().encode()
     best = int(np.argmin(medians))
     default = int(np.nonzero(result.blocks == params.default_block)[0][0])
     numbers = {
-        "blocked.n": number(params.n),
-        "blocked.trials": number(params.trials),
-        "blocked.default_b": number(params.default_block),
-        "blocked.default_error": significant(float(medians[default])),
-        "blocked.best_b": number(int(result.blocks[best])),
-        "blocked.best_error": significant(float(medians[best])),
-        "blocked.naive_error": significant(float(np.median(result.naive))),
-        "blocked.pairwise_error": significant(float(np.median(result.pairwise))),
-        "blocked.bound_default": significant(float(bounds[default])),
+        "n": number(params.n),
+        "trials": number(params.trials),
+        "default_b": number(params.default_block),
+        "default_error": significant(float(medians[default])),
+        "best_b": number(int(result.blocks[best])),
+        "best_error": significant(float(medians[best])),
+        "naive_error": significant(float(np.median(result.naive))),
+        "pairwise_error": significant(float(np.median(result.pairwise))),
+        "bound_default": significant(float(bounds[default])),
     }
     alt = (f"Log-log plot of the relative error of blocked summation of {number(params.n)} uniform inputs in "
-           f"{result.fmt.label} against the block size b: the median error is {numbers['blocked.naive_error']} "
-           f"for naive summation, falls to {numbers['blocked.best_error']} at b = {numbers['blocked.best_b']} "
-           f"(pairwise: {numbers['blocked.pairwise_error']}), and the bound (b + n/b)u is smallest at b = √n.")
+           f"{result.fmt.label} against the block size b: the median error is {numbers['naive_error']} "
+           f"for naive summation, falls to {numbers['best_error']} at b = {numbers['best_b']} "
+           f"(pairwise: {numbers['pairwise_error']}), and the bound (b + n/b)u is smallest at b = √n.")
     caption = (f"Relative error of blocked summation (naive within blocks of b, then naive over the block sums) "
                f"for {number(params.n)} uniform inputs in {result.fmt.label}: median and 10-90 % band over "
                f"{params.trials} trials; dashed: the first-order bound (b + n/b)u; horizontal lines: naive and "
                "pairwise summation of the same inputs. ")
-    files |= static_fragment(FIGURE_ID, STEM, SIZE, alt, caption)
+    files |= static_fragment(figure_id, SIZE, alt, caption)
     return Built(files=files, numbers=numbers)

@@ -1,49 +1,52 @@
-"""A content-addressed cache for built figures.
+"""A content-addressed cache for built records.
 
-A figure's key is the hash of everything that made it: the model's source,
-the builder's source, its parameters and the versions of the libraries that
-drew it.  The files of a figure are stored under ``.cache/figures/<key>/``;
-the key's ``done`` marker is written last, so a build that fails half way
+A record's key is the hash of everything that made it: every file of the
+model package (``src/fpsum``) and of the builder package
+(``scripts/figures``), found by listing the folders (so a new module is
+covered without anyone adding it to a list), the record's own input files,
+its id and parameters, and the versions of Python and the libraries that
+drew it.  A record's files are stored under ``.cache/figures/<key>/``; the
+key's ``done`` marker is written last, so a build that fails half way
 leaves nothing that a later build would trust.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.metadata
 import json
 import os
 import platform
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+
+from .record import Built, Record
 
 REPO = Path(__file__).resolve().parents[2]
 CACHE_DIR = REPO / ".cache" / "figures"
-MODEL_DIR = REPO / "src" / "fpsum"
-SCRIPTS_DIR = REPO / "scripts"
+PACKAGES = (REPO / "src" / "fpsum", REPO / "scripts" / "figures")
+"""Every file under these folders goes into every key: any record may use any of it."""
 LIBRARIES = ("numpy", "ml_dtypes", "matplotlib")
 
 
-
-@dataclass(frozen=True)
-class Built:
-    """What a figure builder makes: files for the site, and numbers for the pages.
-
-    ``files`` maps a path relative to the site (``figures/x.svg``) to bytes;
-    ``numbers`` maps a token name (``race.fp16.uniform.naive``) to its text.
-    """
-
-    files: dict[str, bytes]
-    numbers: dict[str, str] = field(default_factory=dict)
-
-
-def _sources(paths: list[Path]) -> bytes:
+def _files_digest(paths: list[Path]) -> bytes:
     digest = hashlib.sha256()
     for path in sorted(paths):
         digest.update(str(path.relative_to(REPO)).encode())
+        digest.update(b"\0")
         digest.update(path.read_bytes())
     return digest.digest()
+
+
+def package_files(packages: tuple[Path, ...] = PACKAGES) -> list[Path]:
+    """Every file of the packages, compiled bytecode excepted: sources, data, anything a builder may read."""
+    return [path for folder in packages for path in folder.rglob("*")
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"]
+
+
+def packages_digest(packages: tuple[Path, ...] = PACKAGES) -> bytes:
+    """The hash of every file of the model and builder packages; computed once per build."""
+    return _files_digest(package_files(packages))
 
 
 def environment_fingerprint() -> str:
@@ -53,13 +56,13 @@ def environment_fingerprint() -> str:
     return ";".join(versions)
 
 
-def cache_key(name: str, builder_files: list[Path], params: Mapping[str, object]) -> str:
-    """Hash of the model, the builder's files, the parameters and the environment."""
+def cache_key(record: Record, packages: bytes) -> str:
+    """Hash of the packages' digest, the record's input files, id and parameters, and the environment."""
     digest = hashlib.sha256()
-    digest.update(name.encode())
-    digest.update(_sources(sorted(MODEL_DIR.glob("*.py"))))
-    digest.update(_sources(builder_files))
-    digest.update(repr(sorted(params.items())).encode())
+    digest.update(packages)
+    digest.update(_files_digest(list(record.inputs)))
+    digest.update(record.id.encode())
+    digest.update(repr(sorted(dataclasses.asdict(record.params).items())).encode())
     digest.update(environment_fingerprint().encode())
     return digest.hexdigest()[:24]
 

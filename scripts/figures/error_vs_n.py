@@ -20,10 +20,11 @@ from matplotlib.figure import Figure
 import fpsum
 from fpsum.methods import Method
 
-from .cache import Built
+from .contract import FigureFiles, NestedNumbers
 from .html import static_fragment
-from .mpl import render
-from .style import METHOD_STYLE, Palette, method_colour
+from .looks import LOOKS, Palette
+from .mpl import method_line, render
+from .record import Built, Record
 from .text import number, significant
 
 Y_TOP = 8.0
@@ -33,14 +34,12 @@ Y_TOP = 8.0
 class ErrorVsNParams:
     """What a figure is computed from; all of it goes into the cache key."""
 
-    figure_id: str = "error-vs-n"
     formats: tuple[str, ...] = ("fp16", "bf16")
     methods: tuple[str, ...] = ("naive", "wide", "kahan", "pairwise")
     n_max: int = 2**16
     trials: int = 32
     seed: int = 2024
     per_octave: int = 4
-    number_prefix: str = "sweep"
 
     def __post_init__(self) -> None:
         if self.n_max < 2 or self.trials < 1 or self.per_octave < 1:
@@ -52,9 +51,14 @@ class ErrorVsNParams:
         if unknown:
             raise ValueError(f"unknown methods {sorted(unknown)} (known: {', '.join(fpsum.METHODS)})")
 
-    @property
-    def stem(self) -> str:
-        return f"figures/{self.figure_id}"
+
+def records() -> list[Record]:
+    """FP16 and BF16 with four methods; FP32 naive and pairwise far past FP32's stall point."""
+    return [
+        Record("error-vs-n", ErrorVsNParams(), build),
+        Record("error-vs-n-fp32", ErrorVsNParams(formats=("fp32",), methods=("naive", "pairwise"),
+                                                 n_max=48_000_000, trials=3, per_octave=2), build),
+    ]
 
 
 def compute(params: ErrorVsNParams) -> dict[str, fpsum.Sweep]:
@@ -100,16 +104,14 @@ def _panel(ax: Axes, sweep: fpsum.Sweep, floor: float, palette: Palette) -> None
     for method in sweep.errors:
         errors = np.where(sweep.errors[method] == 0, floor, sweep.errors[method])
         low, mid, high = np.percentile(errors, [10, 50, 90], axis=0)
-        colour = method_colour(method, palette)
-        ax.fill_between(ns, low, high, color=colour, alpha=0.18, lw=0, zorder=2)
-        ax.plot(ns, mid, color=colour, ls=METHOD_STYLE[method]["dash"], lw=2,
-                label=fpsum.METHOD_LABELS[method], zorder=3)
+        ax.fill_between(ns, low, high, color=LOOKS[method].colour(palette), alpha=0.18, lw=0, zorder=2)
+        method_line(ax, method, ns, mid, palette, zorder=3)
     stall_n = int(2 * fmt.stall_point)  # uniform inputs average 1/2: the sum reaches 2**p near n = 2**(p+1)
     if stall_n <= ns[-1]:
-        ax.axvline(stall_n, color=method_colour("naive", palette), lw=1, alpha=0.6, zorder=1)
+        ax.axvline(stall_n, color=LOOKS["naive"].colour(palette), lw=1, alpha=0.6, zorder=1)
         ax.annotate(f"naive stalls at {number(fmt.stall_point)}\n(n ≈ {number(stall_n)})", (stall_n, 0.5),
                     xytext=(-4, 0), textcoords="offset points", ha="right", va="top", fontsize=8,
-                    color=method_colour("naive", palette))
+                    color=LOOKS["naive"].colour(palette))
     ax.axhspan(floor / 2, floor * 2, color=palette.grid, alpha=0.6, lw=0, zorder=0)
     ax.text(ns[-1], floor, "exact (error 0) ", ha="right", va="center", fontsize=8, color=palette.muted)
     ax.set_xscale("log", base=2)
@@ -175,21 +177,19 @@ def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
             "Exact results sit on the grey strip at the bottom. ")
 
 
-def headline(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> dict[str, str]:
-    """Numbers the pages quote: trials, the largest n, each method's median relative error there."""
-    prefix = params.number_prefix
-    numbers = {f"{prefix}.trials": number(params.trials), f"{prefix}.n_max": number(params.n_max)}
-    for name, sweep in sweeps.items():
-        for method, errors in sweep.errors.items():
-            numbers[f"sweep.{name}.{method}.median"] = significant(float(np.median(errors[:, -1])))
-    return numbers
+def headline(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> NestedNumbers:
+    """Numbers the pages quote: ``trials``, ``n_max``, and ``<format>.<method>.median``, the median
+    relative error at ``n_max``."""
+    medians = {name: {method: {"median": significant(float(np.median(errors[:, -1])))}
+                      for method, errors in sweep.errors.items()}
+               for name, sweep in sweeps.items()}
+    return {"trials": number(params.trials), "n_max": number(params.n_max)} | medians
 
 
-def build(params: ErrorVsNParams) -> Built:
+def build(figure_id: str, params: ErrorVsNParams) -> Built:
     """All files of the figure (an SVG per palette, a slide PNG, the CSV, the page fragment) and its numbers."""
     sweeps = compute(params)
-    files = render(lambda palette: draw(sweeps, palette), params.stem)
-    files[f"{params.stem}.csv"] = csv_bytes(sweeps)
-    files |= static_fragment(params.figure_id, params.stem, figsize(len(sweeps)), alt_text(sweeps, params),
-                             caption(sweeps, params))
+    files = render(lambda palette: draw(sweeps, palette), figure_id)
+    files[FigureFiles(figure_id).csv] = csv_bytes(sweeps)
+    files |= static_fragment(figure_id, figsize(len(sweeps)), alt_text(sweeps, params), caption(sweeps, params))
     return Built(files=files, numbers=headline(sweeps, params))

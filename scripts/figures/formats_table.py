@@ -12,16 +12,16 @@ import numpy as np
 
 import fpsum
 
-from .cache import Built
-from .html import figure_html, fragment_path
+from .contract import FigureFiles
+from .html import figure_html
+from .record import Built, Record
 from .text import number
-
-FIGURE_ID = "formats-table"
-CSV_PATH = "figures/formats-table.csv"
 
 
 @dataclass(frozen=True)
 class FormatsParams:
+    """The formats in the table, and how many seeded runs average the inputs it takes to stall."""
+
     formats: tuple[str, ...] = ("fp16", "bf16", "fp32", "e4m3", "e5m2")
     stall_seeds: int = 10
     wide_stall_seeds: int = 2  # FP32 takes 2**25 inputs per seed
@@ -31,6 +31,11 @@ class FormatsParams:
             fpsum.get_format(name)
         if self.stall_seeds < 1 or self.wide_stall_seeds < 1:
             raise ValueError("the formats table needs at least one seed for the stall counts")
+
+
+def records() -> list[Record]:
+    """The one table of formats."""
+    return [Record("formats-table", FormatsParams(), build)]
 
 
 def inputs_to_stall(fmt: fpsum.Format, seed: int) -> int:
@@ -65,11 +70,13 @@ def magnitude(value: float) -> str:
     return f"{value / 10**exponent:.3g} × 10<sup>{'−' if exponent < 0 else ''}{abs(exponent)}</sup>"
 
 
-def build(params: FormatsParams) -> Built:
+def build(figure_id: str, params: FormatsParams) -> Built:
+    """The table's fragment and CSV; per format the numbers ``label``, ``p``, ``stall``, ``stall_ulp``
+    and ``stall_after``."""
     columns = ["format", "bits", "p", "u", "largest finite", "smallest normal", "smallest subnormal",
                "stall point", "inputs to stall", "overflow to"]
     rows_html, csv_rows = [], []
-    numbers: dict[str, str] = {}
+    numbers: dict[str, dict[str, str]] = {}
     for name in params.formats:
         fmt = fpsum.get_format(name)
         seeds = params.wide_stall_seeds if fmt.precision > 16 else params.stall_seeds
@@ -82,12 +89,12 @@ def build(params: FormatsParams) -> Built:
         csv_rows.append([fmt.name, fmt.bits, fmt.precision, repr(fmt.unit_roundoff), repr(fmt.max_finite),
                          repr(fmt.smallest_normal), repr(fmt.smallest_subnormal), repr(fmt.stall_point),
                          repr(mean_steps), fmt.overflow])
-        numbers |= {
-            f"format.{name}.label": fmt.label,
-            f"format.{name}.p": str(fmt.precision),
-            f"format.{name}.stall": number(fmt.stall_point),
-            f"format.{name}.stall_ulp": number(fmt.ulp(fmt.stall_point)),
-            f"format.{name}.stall_after": number(about),
+        numbers[name] = {
+            "label": fmt.label,
+            "p": str(fmt.precision),
+            "stall": number(fmt.stall_point),
+            "stall_ulp": number(fmt.ulp(fmt.stall_point)),
+            "stall_after": number(about),
         }
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -104,6 +111,6 @@ def build(params: FormatsParams) -> Built:
                f"uniform inputs it takes to get there (mean over {params.stall_seeds} seeded runs, "
                f"{params.wide_stall_seeds} for FP32, to two figures). Overflow: past the largest finite value a "
                "result becomes ±∞, except in E4M3, which has no infinity and gives NaN. ")
-    fragment = figure_html(FIGURE_ID, table, caption, {"CSV data": CSV_PATH}, kind="Table")
-    return Built(files={CSV_PATH: out.getvalue().encode(), fragment_path(FIGURE_ID): fragment.encode()},
-                 numbers=numbers)
+    paths = FigureFiles(figure_id)
+    fragment = figure_html(figure_id, table, caption, {"CSV data": paths.csv}, kind="Table")
+    return Built(files={paths.csv: out.getvalue().encode(), paths.fragment: fragment.encode()}, numbers=numbers)

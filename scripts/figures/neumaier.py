@@ -13,14 +13,13 @@ from matplotlib.figure import Figure
 import fpsum
 from fpsum.methods import Method
 
-from .cache import Built
+from .contract import FigureFiles
 from .html import static_fragment
-from .mpl import render
-from .style import METHOD_STYLE, Palette, method_colour
+from .looks import Palette
+from .mpl import method_line, render
+from .record import Built, Record
 from .text import number
 
-FIGURE_ID = "neumaier"
-STEM = f"figures/{FIGURE_ID}"
 METHODS: tuple[Method, ...] = ("naive", "kahan", "neumaier")
 SIZE = (7.0, 3.8)
 
@@ -43,6 +42,11 @@ class NeumaierParams:
             raise ValueError(f"the block {self.block} is not exactly representable in {fmt.label}")
 
 
+def records() -> list[Record]:
+    """The one Neumaier figure."""
+    return [Record("neumaier", NeumaierParams(), build)]
+
+
 def compute(params: NeumaierParams) -> tuple[np.ndarray, dict[Method, np.ndarray], np.ndarray]:
     """Totals after each complete block: within a block the large inputs swing the sum far and back."""
     fmt = fpsum.get_format(params.format)
@@ -53,12 +57,11 @@ def compute(params: NeumaierParams) -> tuple[np.ndarray, dict[Method, np.ndarray
 
 
 def draw(steps: np.ndarray, runs: dict[Method, np.ndarray], exact: np.ndarray, palette: Palette) -> Figure:
+    """The figure in one palette; the caller saves and closes it."""
     fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
-    ax.plot(steps, exact, color=method_colour("exact", palette), lw=6, alpha=0.25, label="exact")
-    markers = {"naive": "o", "kahan": "^", "neumaier": "s"}
+    method_line(ax, "exact", steps, exact, palette, zorder=4)
     for method, values in runs.items():
-        ax.plot(steps, values, color=method_colour(method, palette), ls=METHOD_STYLE[method]["dash"], lw=1.5,
-                marker=markers[method], ms=5, label=fpsum.METHOD_LABELS[method])
+        method_line(ax, method, steps, values, palette, lw=1.5, markevery=1, ms=5)
     ax.set_xlabel("inputs added (totals shown after each complete block)")
     ax.set_ylabel("running total")
     ax.set_xlim(0, steps[-1] + 1)
@@ -67,16 +70,18 @@ def draw(steps: np.ndarray, runs: dict[Method, np.ndarray], exact: np.ndarray, p
     return fig
 
 
-def build(params: NeumaierParams) -> Built:
+def build(figure_id: str, params: NeumaierParams) -> Built:
+    """The figure, its CSV and fragment; numbers for one block (``naive``, ``kahan``, ``neumaier``,
+    ``exact``, ``inputs``) and for a long uniform sum (``uniform.*``)."""
     fmt = fpsum.get_format(params.format)
     steps, runs, exact = compute(params)
-    files = render(lambda palette: draw(steps, runs, exact, palette), STEM)
+    files = render(lambda palette: draw(steps, runs, exact, palette), figure_id)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["inputs_added", "exact", *runs])
     for j, step in enumerate(steps.tolist()):
         writer.writerow([step, repr(float(exact[j])), *(repr(float(v[j])) for v in runs.values())])
-    files[f"{STEM}.csv"] = out.getvalue().encode()
+    files[FigureFiles(figure_id).csv] = out.getvalue().encode()
     inputs = ", ".join(number(v).replace(",", "") for v in params.block)  # a list: no thousands commas
     finals = {m: number(float(v[-1])) for m, v in runs.items()}
     alt = (f"Running totals after each block of {len(params.block)} {fmt.label} inputs, the block {inputs} repeated: "
@@ -86,17 +91,18 @@ def build(params: NeumaierParams) -> Built:
                "input swamps the running sum; Kahan's correction is computed as if the running sum were the "
                "larger operand, so it loses the small inputs too, while Neumaier takes the lost part from the "
                "smaller operand. ")
-    files |= static_fragment(FIGURE_ID, STEM, SIZE, alt, caption)
+    files |= static_fragment(figure_id, SIZE, alt, caption)
     one_block = np.array(params.block).astype(fmt.dtype)
-    numbers = {
-        "neumaier.inputs": inputs,
-        "neumaier.exact": number(float(fpsum.exact_sum(one_block))),
-        **{f"neumaier.{m}": number(float(fpsum.total(m, one_block, fmt))) for m in METHODS},
-    }
     long = fpsum.make_inputs("uniform", params.long_n, fmt, params.long_seed)
-    numbers |= {
-        "neumaier.uniform.n": number(params.long_n),
-        "neumaier.uniform.exact": number(float(fpsum.exact_sum(long))),
-        **{f"neumaier.uniform.{m}": number(float(fpsum.total(m, long, fmt))) for m in METHODS},
+    uniform = {
+        "n": number(params.long_n),
+        "exact": number(float(fpsum.exact_sum(long))),
+        **{method: number(float(fpsum.total(method, long, fmt))) for method in METHODS},
+    }
+    numbers = {
+        "inputs": inputs,
+        "exact": number(float(fpsum.exact_sum(one_block))),
+        **{method: number(float(fpsum.total(method, one_block, fmt))) for method in METHODS},
+        "uniform": uniform,
     }
     return Built(files=files, numbers=numbers)

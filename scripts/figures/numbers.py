@@ -10,54 +10,74 @@ import numpy as np
 
 import fpsum
 
-from .cache import Built
+from .record import Built, Record
 from .text import number, significant
 
 
 @dataclass(frozen=True)
-class NumbersParams:
+class BoundsParams:
     """The formats whose bounds are quoted and the n they are evaluated at."""
 
-    bound_formats: tuple[str, ...] = ("fp16", "bf16")
-    bound_n: int = fpsum.RACE_N
+    formats: tuple[str, ...] = ("fp16", "bf16")
+    n: int = fpsum.RACE_N
 
     def __post_init__(self) -> None:
-        if self.bound_n < 2:
-            raise ValueError(f"bounds need n >= 2, got {self.bound_n}")
-        for name in self.bound_formats:
+        if self.n < 2:
+            raise ValueError(f"bounds need n >= 2, got {self.n}")
+        for name in self.formats:
             fpsum.get_format(name)
 
 
-def library_numbers(n: int, seed: int) -> dict[str, str]:
+@dataclass(frozen=True)
+class LibraryParams:
+    """How many uniform values the libraries sum, and the seed that draws them."""
+
+    n: int = fpsum.RACE_N
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise ValueError(f"the library sums need n >= 1, got {self.n}")
+
+
+def records() -> list[Record]:
+    """The error bounds the pages quote, and what numpy and ml_dtypes return."""
+    return [
+        Record("bounds", BoundsParams(), build_bounds),
+        Record("library", LibraryParams(), build_library),
+    ]
+
+
+def build_library(record_id: str, params: LibraryParams) -> Built:
     """What numpy and ml_dtypes themselves return for n uniform values, computed by running them.
 
     The page quotes these beside the model: they are the libraries' own
     reductions, not the model's methods.
     """
-    drawn = np.random.default_rng(seed).random(n)
+    drawn = np.random.default_rng(params.seed).random(params.n)
     fp16 = drawn.astype(np.float16)
     bf16 = drawn.astype(ml_dtypes.bfloat16)
-    return {
-        "library.fp16_sum": number(float(fp16.sum())),
-        "library.fp16_cumsum": number(float(np.cumsum(fp16)[-1])),
-        "library.fp16_exact": number(float(fpsum.exact_sum(fp16))),
-        "library.bf16_sum": number(float(bf16.sum())),
-        "library.bf16_sum_fp32": number(float(bf16.sum(dtype=np.float32))),
-        "library.bf16_exact": number(float(fpsum.exact_sum(bf16))),
-    }
+    return Built(files={}, numbers={
+        "n": number(params.n),
+        "fp16_sum": number(float(fp16.sum())),
+        "fp16_cumsum": number(float(np.cumsum(fp16)[-1])),
+        "fp16_exact": number(float(fpsum.exact_sum(fp16))),
+        "bf16_sum": number(float(bf16.sum())),
+        "bf16_sum_fp32": number(float(bf16.sum(dtype=np.float32))),
+        "bf16_exact": number(float(fpsum.exact_sum(bf16))),
+    })
 
 
-def build(params: NumbersParams) -> Built:
-    """The bounds at ``bound_n`` and the libraries' own sums."""
-    numbers: dict[str, str] = {}
-    n = params.bound_n
-    for name in params.bound_formats:
+def build_bounds(record_id: str, params: BoundsParams) -> Built:
+    """``n``, and per format the relative error bounds at ``n``: ``naive``, ``pairwise``, ``kahan`` and ``sqrt`` (√n·u)."""
+    n = params.n
+    numbers: dict[str, str | dict[str, str]] = {"n": number(n)}
+    for name in params.formats:
         u = fpsum.get_format(name).unit_roundoff
-        numbers |= {
-            f"bound.{name}.naive": significant((n - 1) * u),
-            f"bound.{name}.pairwise": significant(math.ceil(math.log2(n)) * u),
-            f"bound.{name}.kahan": significant(2 * u),
-            f"bound.{name}.sqrt": significant(math.sqrt(n) * u),
+        numbers[name] = {
+            "naive": significant((n - 1) * u),
+            "pairwise": significant(math.ceil(math.log2(n)) * u),
+            "kahan": significant(2 * u),
+            "sqrt": significant(math.sqrt(n) * u),
         }
-    numbers |= library_numbers(params.bound_n, seed=0)
     return Built(files={}, numbers=numbers)

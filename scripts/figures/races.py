@@ -1,19 +1,30 @@
-"""The race figures: one animated SVG per format and input kind, its data and its numbers."""
+"""The race figures: one animated SVG per format and input kind, its slide PNG, its data and its numbers.
+
+Numbers of a race ``race-<format>-<kind>``: ``n``, the final total of each
+series (``exact``, ``naive``, ``wide``, ``kahan``, ``pairwise``),
+``exact_nearest`` (the exact total rounded to the format), ``stall_step``
+(after how many inputs the naive sum stalled, or ``none``) and
+``kahan_ulps`` (Kahan's distance from the exact total, in ulps of it).
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-from html import escape
 from dataclasses import dataclass
+from html import escape
+
+import matplotlib.pyplot as plt
 
 import fpsum
 
-from .cache import Built
-from .html import figure_html, fragment_path
+from .contract import ROOT, FigureFiles, NestedNumbers
+from .html import figure_html
+from .looks import LIGHT, LOOKS
+from .mpl import RC, method_line, png_bytes, style_axes
 from .race import race_figure_html, race_svg
+from .record import Built, Record
 from .text import number
-
 
 
 @dataclass(frozen=True)
@@ -33,9 +44,17 @@ class RaceParams:
         if self.n < 2 or self.samples < 2:
             raise ValueError(f"a race needs n >= 2 and samples >= 2: {self}")
 
-    @property
-    def figure_id(self) -> str:
-        return f"race-{self.format}-{self.kind}"
+
+def records() -> list[Record]:
+    """The six races: FP16 and BF16, each input kind."""
+    return [
+        Record("race-fp16-uniform", RaceParams(format="fp16", kind="uniform"), build),
+        Record("race-fp16-ones", RaceParams(format="fp16", kind="ones"), build),
+        Record("race-fp16-normal", RaceParams(format="fp16", kind="normal"), build),
+        Record("race-bf16-uniform", RaceParams(format="bf16", kind="uniform"), build),
+        Record("race-bf16-ones", RaceParams(format="bf16", kind="ones"), build),
+        Record("race-bf16-normal", RaceParams(format="bf16", kind="normal"), build),
+    ]
 
 
 def race_csv(race: fpsum.Race) -> bytes:
@@ -49,55 +68,30 @@ def race_csv(race: fpsum.Race) -> bytes:
     return out.getvalue().encode()
 
 
-def race_numbers(race: fpsum.Race, prefix: str) -> dict[str, str]:
+def race_numbers(race: fpsum.Race) -> NestedNumbers:
     """What the pages quote about a race: final totals, the exact one, the stall, Kahan's distance."""
     fmt = race.fmt
     nearest = float(fpsum.to_format(race.exact_final, fmt))
-    numbers = {f"{prefix}.{m}": number(value) for m, value in race.final.items()}
     stall = race.stalls["naive"]
     kahan_ulps = abs(race.final["kahan"] - race.exact_final) / fmt.ulp(nearest)
-    numbers |= {
-        f"{prefix}.exact": number(race.exact_final),
-        f"{prefix}.exact_nearest": number(nearest),
-        f"{prefix}.stall_step": number(stall) if stall is not None else "none",
-        f"{prefix}.kahan_ulps": f"{kahan_ulps:.2f}",
-        "race.n": number(race.n),
+    finals = {method: number(value) for method, value in race.final.items()}
+    return finals | {
+        "n": number(race.n),
+        "exact": number(race.exact_final),
+        "exact_nearest": number(nearest),
+        "stall_step": number(stall) if stall is not None else "none",
+        "kahan_ulps": f"{kahan_ulps:.2f}",
     }
-    return numbers
-
-
-def build(params: RaceParams) -> Built:
-    race = fpsum.run_race(fpsum.get_format(params.format), params.kind,  # type: ignore[arg-type]
-                          n=params.n, seed=params.seed, samples=params.samples)
-    fid = params.figure_id
-    stem = f"figures/{fid}"
-    caption = (f"{escape(race.fmt.label)}, {number(race.n)} inputs, {escape(fpsum.INPUT_LABELS[race.kind])}: the "
-               "running total of each method against the number of inputs added, revealed over about 10 s. ")
-    downloads = {"SVG (animated)": f"{stem}.svg", "PNG (1920 px, final frame)": f"{stem}.png",
-                 "CSV data": f"{stem}.csv"}
-    files = {
-        f"{stem}.svg": race_svg(race, fid, standalone=True).encode(),
-        f"{stem}.png": race_png(race),
-        f"{stem}.csv": race_csv(race),
-        fragment_path(fid): figure_html(fid, race_figure_html(race, fid, f"@root@/{stem}.svg"), caption,
-                                        downloads).encode(),
-    }
-    return Built(files=files, numbers=race_numbers(race, f"race.{params.format}.{params.kind}"))
 
 
 def race_png(race: fpsum.Race) -> bytes:
-    """The race's final frame at slide resolution (light palette), for slides and print."""
-    import matplotlib.pyplot as plt
-
-    from .mpl import RC, png_bytes, style_axes
-    from .style import LIGHT, METHOD_STYLE, method_colour
-
+    """The race's final frame at slide resolution (light palette), lines in the table's looks."""
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(8.0, 4.5), layout="constrained")
-        ax.plot(race.steps, race.exact, color=method_colour("exact", LIGHT), lw=4, alpha=0.3, label="exact")
+        method_line(ax, "exact", race.steps, race.exact, LIGHT, zorder=4)  # thin, on top: as on the page
         for method, values in race.totals.items():
-            ax.plot(race.steps, values, color=method_colour(method, LIGHT), ls=METHOD_STYLE[method]["dash"], lw=2,
-                    label=f"{fpsum.METHOD_LABELS[method]}: {number(race.final[method])}")
+            method_line(ax, method, race.steps, values, LIGHT,
+                        label=f"{LOOKS[method].label}: {number(race.final[method])}")
         ax.set_title(f"{race.fmt.label}, {number(race.n)} inputs, {fpsum.INPUT_LABELS[race.kind]}: "
                      f"exact total {number(race.exact_final)}", fontsize=11)
         ax.set_xlabel("inputs added")
@@ -108,3 +102,21 @@ def race_png(race: fpsum.Race) -> bytes:
         data = png_bytes(fig)
         plt.close(fig)
     return data
+
+
+def build(figure_id: str, params: RaceParams) -> Built:
+    """The race's animated SVG, slide PNG, CSV, page fragment and numbers."""
+    race = fpsum.run_race(fpsum.get_format(params.format), params.kind,  # type: ignore[arg-type]
+                          n=params.n, seed=params.seed, samples=params.samples)
+    paths = FigureFiles(figure_id)
+    caption = (f"{escape(race.fmt.label)}, {number(race.n)} inputs, {escape(fpsum.INPUT_LABELS[race.kind])}: the "
+               "running total of each method against the number of inputs added, revealed over about 10 s. ")
+    downloads = {"SVG (animated)": paths.svg, "PNG (1920 px, final frame)": paths.png, "CSV data": paths.csv}
+    body = race_figure_html(race, figure_id, f"{ROOT}{paths.svg}")
+    files = {
+        paths.svg: race_svg(race, figure_id, standalone=True).encode(),
+        paths.png: race_png(race),
+        paths.csv: race_csv(race),
+        paths.fragment: figure_html(figure_id, body, caption, downloads).encode(),
+    }
+    return Built(files=files, numbers=race_numbers(race))

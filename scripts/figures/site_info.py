@@ -10,7 +10,8 @@ import yaml
 
 import fpsum
 
-from .cache import REPO, Built
+from .cache import REPO
+from .record import Built, Record
 
 CITATION = REPO / "CITATION.cff"
 
@@ -23,6 +24,11 @@ class SiteParams:
 
     def __post_init__(self) -> None:
         datetime.date.fromisoformat(self.build_date)
+
+
+def records() -> list[Record]:
+    """The site's version, build date and BibTeX; CITATION.cff is an input."""
+    return [Record("site", SiteParams(build_date_from_environment()), build, inputs=(CITATION,))]
 
 
 def build_date_from_environment() -> str:
@@ -62,12 +68,13 @@ def bibtex(citation: dict[str, object]) -> str:
     return f"@software{{accumulation_error_{year},\n{body}\n}}"
 
 
-def build(params: SiteParams) -> Built:
+def build(record_id: str, params: SiteParams) -> Built:
+    """Numbers ``version``, ``build_date`` and ``bibtex``; ``ValueError`` if CITATION.cff's version is not fpsum's."""
     citation = read_citation()
     if str(citation["version"]) != fpsum.__version__:
         raise ValueError(f"{CITATION.name} says version {citation['version']}, fpsum is {fpsum.__version__}")
     return Built(files={}, numbers={
-        "site.version": fpsum.__version__,
-        "site.build_date": params.build_date,
-        "cite.bibtex": bibtex(citation),
+        "version": fpsum.__version__,
+        "build_date": params.build_date,
+        "bibtex": bibtex(citation),
     })

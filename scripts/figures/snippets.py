@@ -12,13 +12,16 @@ import runpy
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cache import SCRIPTS_DIR, Built
+from .cache import REPO
+from .record import Built, Record
 
-SNIPPETS_DIR = SCRIPTS_DIR / "snippets"
+SNIPPETS_DIR = REPO / "scripts" / "snippets"
 
 
 @dataclass(frozen=True)
 class SnippetParams:
+    """The snippets run, by file name without ``.py``."""
+
     names: tuple[str, ...] = ("numpy_fp16_sum", "numpy_fp16_cumsum", "numpy_fp16_axis0", "ml_dtypes_bf16_sum",
                               "bf16_sum_fp32")
 
@@ -28,8 +31,15 @@ class SnippetParams:
             raise ValueError(f"no snippet file for {missing} in {SNIPPETS_DIR}")
 
     @property
-    def files(self) -> list[Path]:
-        return [SNIPPETS_DIR / f"{n}.py" for n in self.names]
+    def files(self) -> tuple[Path, ...]:
+        """The snippet files, in the order of ``names``."""
+        return tuple(SNIPPETS_DIR / f"{n}.py" for n in self.names)
+
+
+def records() -> list[Record]:
+    """What each library snippet prints; the snippet files are inputs."""
+    params = SnippetParams()
+    return [Record("snippets", params, build, inputs=params.files)]
 
 
 def run_snippet(path: Path) -> str:
@@ -40,5 +50,6 @@ def run_snippet(path: Path) -> str:
     return printed.getvalue().rstrip("\n")
 
 
-def build(params: SnippetParams) -> Built:
-    return Built(files={}, numbers={f"snippet.{p.stem}": run_snippet(p) for p in params.files})
+def build(record_id: str, params: SnippetParams) -> Built:
+    """One number per snippet, named after its file: what it prints."""
+    return Built(files={}, numbers={path.stem: run_snippet(path) for path in params.files})

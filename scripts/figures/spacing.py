@@ -12,27 +12,29 @@ from matplotlib.figure import Figure
 
 import fpsum
 
-from .cache import Built
+from .contract import FigureFiles
 from .html import static_fragment
+from .looks import Palette
 from .mpl import render
-from .style import Palette
+from .record import Built, Record
 from .text import number
 
-FIGURE_ID = "spacing"
-STEM = f"figures/{FIGURE_ID}"
 SIZE = (8.0, 4.8)
-# One look per format: colour (light, dark) and dash, distinct without colour too.
+# One look per format: colour (light, dark) and dash, distinct without colour too.  No colour is a
+# method's (figures.looks): a format must not read as a method (tested).
 LOOKS = {
-    "fp16": (("#c62828", "#ff8a80"), "-"),
+    "fp16": (("#ad1457", "#f48fb1"), "-"),
     "bf16": (("#1565c0", "#82b1ff"), "--"),
-    "fp32": (("#2e7d32", "#81c784"), "-."),
+    "fp32": (("#37474f", "#b0bec5"), "-."),
     "e4m3": (("#6a1b9a", "#ce93d8"), ":"),
-    "e5m2": (("#e65100", "#ffb74d"), (0, (6, 2, 1, 2, 1, 2))),
+    "e5m2": (("#bf4500", "#ffcc80"), (0, (6, 2, 1, 2, 1, 2))),
 }
 
 
 @dataclass(frozen=True)
 class SpacingParams:
+    """The formats drawn and the binades shown (2**low_exponent to 2**high_exponent)."""
+
     formats: tuple[str, ...] = ("fp16", "bf16", "fp32", "e4m3", "e5m2")
     low_exponent: int = -12
     high_exponent: int = 30
@@ -42,6 +44,11 @@ class SpacingParams:
             fpsum.get_format(name)
         if self.low_exponent >= self.high_exponent:
             raise ValueError("the spacing figure needs low_exponent < high_exponent")
+
+
+def records() -> list[Record]:
+    """The one spacing figure."""
+    return [Record("spacing", SpacingParams(), build)]
 
 
 def binades(fmt: fpsum.Format, params: SpacingParams) -> tuple[np.ndarray, np.ndarray]:
@@ -54,12 +61,13 @@ def binades(fmt: fpsum.Format, params: SpacingParams) -> tuple[np.ndarray, np.nd
 
 
 def draw(params: SpacingParams, palette: Palette) -> Figure:
+    """The figure in one palette; the caller saves and closes it."""
     fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
     for name in params.formats:
         fmt = fpsum.get_format(name)
         starts, gaps = binades(fmt, params)
         colours, dash = LOOKS[name]
-        colour = colours[palette.index]
+        colour = colours[0] if palette.name == "light" else colours[1]
         end = min(fmt.max_finite, 2.0 ** (params.high_exponent + 1))
         ax.step(np.append(starts, end), np.append(gaps, gaps[-1]), where="post", color=colour, ls=dash, lw=2,
                 label=fmt.label)
@@ -79,8 +87,9 @@ def draw(params: SpacingParams, palette: Palette) -> Figure:
     return fig
 
 
-def build(params: SpacingParams) -> Built:
-    files = render(lambda palette: draw(params, palette), STEM)
+def build(figure_id: str, params: SpacingParams) -> Built:
+    """The figure, its CSV and its fragment (no numbers)."""
+    files = render(lambda palette: draw(params, palette), figure_id)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["format", "binade_start", "ulp", "stall_point"])
@@ -88,7 +97,7 @@ def build(params: SpacingParams) -> Built:
         fmt = fpsum.get_format(name)
         for start, gap in zip(*binades(fmt, params)):
             writer.writerow([name, repr(float(start)), repr(float(gap)), repr(fmt.stall_point)])
-    files[f"{STEM}.csv"] = out.getvalue().encode()
+    files[FigureFiles(figure_id).csv] = out.getvalue().encode()
     stalls = "; ".join(f"{fpsum.get_format(n).label} at {number(fpsum.get_format(n).stall_point)}"
                        for n in params.formats)
     alt = ("Log-log step plot of the gap between neighbouring values against magnitude for each format: the gap "
@@ -97,5 +106,5 @@ def build(params: SpacingParams) -> Built:
     caption = ("The gap between neighbouring representable values (ulp) against magnitude: constant within a "
                "binade, doubling at each power of two. Dots: where the gap reaches 2, the stall point of a "
                "running sum of inputs in [0, 1). ")
-    files |= static_fragment(FIGURE_ID, STEM, SIZE, alt, caption)
+    files |= static_fragment(figure_id, SIZE, alt, caption)
     return Built(files=files)

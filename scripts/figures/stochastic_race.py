@@ -12,19 +12,20 @@ from matplotlib.figure import Figure
 
 import fpsum
 
-from .cache import Built
+from .contract import FigureFiles
 from .html import static_fragment
-from .mpl import render
-from .style import Palette, method_colour
+from .looks import Palette
+from .mpl import method_line, render
+from .record import Built, Record
 from .text import number
 
-FIGURE_ID = "stochastic-race"
-STEM = f"figures/{FIGURE_ID}"
 SIZE = (10.4, 4.0)
 
 
 @dataclass(frozen=True)
 class StochasticParams:
+    """The formats (one panel each), the inputs, how many stochastic runs, and how many points are drawn."""
+
     formats: tuple[str, ...] = ("fp16", "bf16")
     n: int = fpsum.RACE_N
     runs: int = 16
@@ -38,8 +39,15 @@ class StochasticParams:
             raise ValueError(f"invalid stochastic race parameters: n={self.n}, runs={self.runs}")
 
 
+def records() -> list[Record]:
+    """The one stochastic-rounding race."""
+    return [Record("stochastic-race", StochasticParams(), build)]
+
+
 @dataclass(frozen=True)
 class Result:
+    """One format's running totals at ``steps``: exact, round to nearest, and each stochastic run."""
+
     fmt: fpsum.Format
     steps: np.ndarray
     exact: np.ndarray
@@ -48,6 +56,7 @@ class Result:
 
 
 def compute(params: StochasticParams) -> list[Result]:
+    """The same seeded uniform inputs summed naively with each rounding, per format."""
     results = []
     steps = np.unique(np.linspace(1, params.n, params.samples).round().astype(np.int64))
     for name in params.formats:
@@ -63,13 +72,15 @@ def compute(params: StochasticParams) -> list[Result]:
 
 
 def draw(results: list[Result], palette: Palette) -> Figure:
+    """The figure in one palette; the caller saves and closes it."""
     fig, axes = plt.subplots(1, len(results), figsize=SIZE, layout="constrained")
     for ax, r in zip(np.atleast_1d(axes), results):
         for i, run in enumerate(r.stochastic):
-            ax.plot(r.steps, run, color=method_colour("pairwise", palette), lw=0.8, alpha=0.45,
-                    label="stochastic rounding (each run)" if i == 0 else None)
-        ax.plot(r.steps, r.exact, color=method_colour("exact", palette), lw=1.5, ls="--", label="exact")
-        ax.plot(r.steps, r.nearest, color=method_colour("naive", palette), lw=2, label="round to nearest")
+            # Thin and unmarked: sixteen runs on top of each other would be a wall of markers.
+            method_line(ax, "stochastic", r.steps, run, palette, lw=0.9, marker=None,
+                        label="stochastic rounding (each run)" if i == 0 else None)
+        method_line(ax, "naive", r.steps, r.nearest, palette, label="round to nearest")
+        method_line(ax, "exact", r.steps, r.exact, palette, zorder=4)
         ax.axhline(r.fmt.stall_point, color=palette.muted, lw=0.8, ls=":")
         ax.set_title(f"{r.fmt.label}: naive summation, {len(r.stochastic)} stochastic runs", fontsize=11)
         ax.set_xlabel("inputs added")
@@ -80,34 +91,35 @@ def draw(results: list[Result], palette: Palette) -> Figure:
     return fig
 
 
-def build(params: StochasticParams) -> Built:
+def build(figure_id: str, params: StochasticParams) -> Built:
+    """The figure, its CSV and fragment; numbers ``n``, ``seeds`` and, per format, ``exact``, ``naive``
+    (round to nearest) and the ``median``, ``min`` and ``max`` of the stochastic runs' totals."""
     results = compute(params)
-    files = render(lambda palette: draw(results, palette), STEM)
+    files = render(lambda palette: draw(results, palette), figure_id)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["format", "inputs_added", "exact", "round_to_nearest", *(f"stochastic_{i}" for i in range(params.runs))])
-    numbers = {"stochastic.seeds": number(params.runs), "stochastic.n": number(params.n)}
+    numbers: dict[str, str | dict[str, str]] = {"seeds": number(params.runs), "n": number(params.n)}
     said = []
     for r in results:
         for j, step in enumerate(r.steps.tolist()):
             writer.writerow([r.fmt.name, step, repr(float(r.exact[j])), repr(float(r.nearest[j])),
                              *(repr(float(v)) for v in r.stochastic[:, j])])
         finals = r.stochastic[:, -1]
-        prefix = f"stochastic.{r.fmt.name}"
-        numbers |= {
-            f"{prefix}.exact": number(float(r.exact[-1])),
-            f"{prefix}.naive": number(float(r.nearest[-1])),
-            f"{prefix}.median": number(float(np.median(finals))),
-            f"{prefix}.min": number(float(finals.min())),
-            f"{prefix}.max": number(float(finals.max())),
+        numbers[r.fmt.name] = {
+            "exact": number(float(r.exact[-1])),
+            "naive": number(float(r.nearest[-1])),
+            "median": number(float(np.median(finals))),
+            "min": number(float(finals.min())),
+            "max": number(float(finals.max())),
         }
         said.append(f"{r.fmt.label}: round to nearest stalls at {number(float(r.nearest[-1]))}, the stochastic "
                     f"runs end between {number(float(finals.min()))} and {number(float(finals.max()))} around "
                     f"the exact {number(float(r.exact[-1]))}")
-    files[f"{STEM}.csv"] = out.getvalue().encode()
+    files[FigureFiles(figure_id).csv] = out.getvalue().encode()
     alt = (f"Running totals of {number(params.n)} uniform inputs, one panel per format. " + "; ".join(said) + ".")
     caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest (solid) and "
                f"with stochastic rounding ({params.runs} runs with different random streams, thin lines); "
-               "dashed: the exact running total; dotted: the stall point. ")
-    files |= static_fragment(FIGURE_ID, STEM, SIZE, alt, caption)
+               "the thin dark line: the exact running total; dotted: the stall point. ")
+    files |= static_fragment(figure_id, SIZE, alt, caption)
     return Built(files=files, numbers=numbers)

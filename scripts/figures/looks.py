@@ -1,0 +1,122 @@
+"""One look per method: the single table every figure, legend and style sheet reads.
+
+Each method of the model, and the exact total, has a label (the model's
+own, ``fpsum.METHOD_LABELS``), a colour for the light and for the dark
+palette, a dash pattern, a line width and a marker.  The animated race
+(SVG), its PNG, every matplotlib figure and the generated style sheet
+``assets/stylesheets/looks.css`` take them from here, so a method looks the
+same on the page, in the download and on a slide.
+
+Dash patterns are written in multiples of the line width, the convention of
+matplotlib's ``lines.scale_dashes``: on a 2-unit line ``(4, 2)`` is 8 on, 4
+off.  Every colour passes WCAG's 3:1 for graphics on its palette's
+background (tested), and the dash patterns and markers tell the lines apart
+without colour.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import fpsum
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one method's line is drawn, in both palettes."""
+
+    label: str
+    light: str
+    dark: str
+    dash: tuple[float, ...]
+    """On, off, on, off ... in line widths; empty for a solid line."""
+    width: float
+    """Line width: points in matplotlib figures, user units in the race."""
+    marker: str
+    """A key of :data:`MARKERS`, or ``""`` for none."""
+
+    def colour(self, palette: Palette) -> str:
+        """The colour in ``palette``."""
+        return self.light if palette.name == "light" else self.dark
+
+    def dasharray(self, width: float | None = None) -> str:
+        """The SVG ``stroke-dasharray`` for a line ``width`` wide (this look's width by default); ``none`` if solid."""
+        scale = self.width if width is None else width
+        return " ".join(f"{d * scale:.4g}" for d in self.dash) if self.dash else "none"
+
+
+def _look(method: str, light: str, dark: str, dash: tuple[float, ...], width: float, marker: str) -> Look:
+    return Look(fpsum.METHOD_LABELS[method], light, dark, dash, width, marker)
+
+
+LOOKS: dict[str, Look] = {
+    "exact": _look("exact", "#212121", "#e6e6e6", (), 1.5, ""),
+    "naive": _look("naive", "#c0392b", "#ff8a65", (), 2.2, "circle"),
+    "wide": _look("wide", "#8e3a8e", "#e39be0", (4.0, 1.8), 2.2, "square"),
+    "kahan": _look("kahan", "#0b63b5", "#6ab7ff", (0.6, 1.35), 2.6, "triangle"),
+    "pairwise": _look("pairwise", "#00796b", "#4fd1b8", (5.5, 1.6, 1.4, 1.6), 2.2, "diamond"),
+    "neumaier": _look("neumaier", "#a35200", "#ffb74d", (2.5, 1.2, 0.6, 1.2, 0.6, 1.2), 2.2, "triangle_down"),
+    "blocked": _look("blocked", "#2e7d32", "#81c784", (1.6, 1.2), 2.2, "pentagon"),
+    "stochastic": _look("stochastic", "#6d4c41", "#d7b19d", (3.0, 1.0, 3.0, 3.0), 2.2, "hexagon"),
+}
+"""Every method of the model and the exact total; ``LOOKS[m].label`` is what legends say."""
+
+
+@dataclass(frozen=True)
+class Palette:
+    """The colours of everything that is not a method, in one of the site's two palettes."""
+
+    name: str
+    text: str
+    muted: str
+    axis: str
+    grid: str
+    background: str
+
+
+LIGHT = Palette(name="light", text="#212121", muted="#5c5c5c", axis="#6e6e6e", grid="#e0e0e0", background="#ffffff")
+DARK = Palette(name="dark", text="#e6e6e6", muted="#b3b6bd", axis="#979ba5", grid="#343844", background="#1e2129")
+PALETTES = (LIGHT, DARK)
+"""Text colours pass WCAG AA (4.5:1) on their background; ``background`` is mkdocs-material's slate in dark."""
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A marker shape: matplotlib's code for it, and its outline as SVG points around (0, 0) in user units."""
+
+    matplotlib: str
+    points: tuple[tuple[float, float], ...]
+    """Polygon corners; empty for a circle."""
+
+
+def _polygon(corners: int, radius: float, turn: float = 0.0) -> tuple[tuple[float, float], ...]:
+    """A regular polygon with a corner straight up (SVG's y grows downwards), turned by ``turn`` radians."""
+    return tuple((round(radius * math.sin(turn + 2 * math.pi * k / corners), 2),
+                  round(-radius * math.cos(turn + 2 * math.pi * k / corners), 2)) for k in range(corners))
+
+
+MARKERS: dict[str, Marker] = {
+    "circle": Marker("o", ()),
+    "square": Marker("s", ((-3.7, -3.7), (3.7, -3.7), (3.7, 3.7), (-3.7, 3.7))),
+    "triangle": Marker("^", _polygon(3, 5.6)),
+    "triangle_down": Marker("v", _polygon(3, 5.6, math.pi)),
+    "diamond": Marker("D", _polygon(4, 5.4)),
+    "pentagon": Marker("p", _polygon(5, 5.0)),
+    "hexagon": Marker("h", _polygon(6, 4.8)),
+}
+CIRCLE_RADIUS = 4.3
+"""The SVG circle marker's radius, user units."""
+
+
+def css_properties(palette: Palette) -> dict[str, str]:
+    """Custom-property names (without ``--look-``) and colours of ``palette``: every method, then the inks."""
+    colours = {method: look.colour(palette) for method, look in LOOKS.items()}
+    colours |= {"text": palette.text, "muted": palette.muted, "axis": palette.axis, "grid": palette.grid,
+                "bg": palette.background}
+    return colours
+
+
+def css_variable(name: str) -> str:
+    """A colour for SVG style attributes: ``var(--look-kahan,#0b63b5)``, the light colour as the fallback."""
+    return f"var(--look-{name},{css_properties(LIGHT)[name]})"
