@@ -33,6 +33,7 @@ chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 test: $(STAMP) chromium
+	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --dist loadgroup
 

@@ -33,5 +33,6 @@ snippets.SnippetPreprocessor.run = _run_naming_the_page
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Note the page being built, so that a missing snippet's error names it."""
     _page[0] = page.file.src_uri
     return markdown

@@ -45,6 +45,7 @@ def mathjax_files() -> list[str]:
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
+    """Add MathJax's files to the site; ``PluginError`` if the package lacks one."""
     for rel in mathjax_files():
         source = ES5 / rel
         if not source.is_file():

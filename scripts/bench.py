@@ -7,6 +7,7 @@ animation at most 150 KB.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -15,8 +16,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / ".cache" / "figures"
@@ -25,6 +26,7 @@ ANIMATION_LIMIT = 150 * 1024
 
 
 def timed_build(target: Path) -> float:
+    """Seconds one strict build into ``target`` takes; exits with the build's error if it fails."""
     start = time.perf_counter()
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(target)],
                             cwd=REPO, capture_output=True, text=True, env=dict(os.environ))
@@ -77,13 +79,14 @@ def throughput(trials: int = 64, n: int = 2**16) -> None:
         values = fpsum.make_inputs("uniform", n, fmt, seed=0, trials=trials)
         for method in fpsum.METHODS:
             repeats = 1 if method == "stochastic" else 3  # the slowest: one run is long enough to time
-            rate = best_rate(lambda m=method: fpsum.total(m, values, fmt), additions, repeats)
+            rate = best_rate(functools.partial(fpsum.total, method, values, fmt), additions, repeats)
             goal = THROUGHPUT_GOALS.get(method)
             verdict = "" if goal is None else f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}"
             print(f"  {fmt.label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {verdict}")
 
 
 def main() -> None:
+    """Print every measurement with its goal."""
     throughput()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"

@@ -30,6 +30,7 @@ def _fresh_imports() -> None:
 
 
 def main() -> None:
+    """Build every figure (or take it from the cache) and hand its files to mkdocs-gen-files."""
     start = time.perf_counter()
     _fresh_imports()
     from figures.errors import located  # stdlib only: imports even when the model is broken

@@ -80,6 +80,7 @@ class GzipHandler(http.server.BaseHTTPRequestHandler):
         super().__init__(*args)  # type: ignore[arg-type]
 
     def log_message(self, format: str, *args: object) -> None:
+        """Stay quiet: the bench prints scores, not requests."""
         pass
 
     def _resolve(self) -> Path | None:
@@ -126,9 +127,11 @@ class GzipHandler(http.server.BaseHTTPRequestHandler):
                 pass  # the browser went away mid-response (a closed tab, a cancelled request)
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        """Serve the file, gzipped when the client accepts it."""
         self._respond(send_body=True)
 
     def do_HEAD(self) -> None:  # noqa: N802
+        """Headers only, as for GET."""
         self._respond(send_body=False)
 
 
@@ -172,6 +175,7 @@ def lighthouse_ready() -> str | None:
 
 
 def chrome_path() -> str | None:
+    """Debian's chromium, or None if it is not installed."""
     return os.environ.get("CHROME_PATH") or shutil.which("chromium")
 
 
@@ -212,6 +216,7 @@ def failing_audits(report_path: Path, limit: int = 6) -> list[str]:
 
 
 def meets(category: str, preset: str, score: float) -> bool:
+    """Whether ``score`` meets the goal of ``category`` under ``preset``."""
     return score >= GOALS[category][preset]
 
 
@@ -261,13 +266,14 @@ def measure(site: Path, reports: Path | None = None) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Build the site, serve it, run Lighthouse on every page and print the scores with their goals."""
     args = sys.argv[1:] if argv is None else argv
     if args:
         return 0 if measure(Path(args[0])) else 1
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
-        result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
-                                cwd=REPO, capture_output=True, text=True, check=False)
+        build = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)]
+        result = subprocess.run(build, cwd=REPO, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             sys.exit(f"build failed:\n{result.stderr[-3000:]}")
         return 0 if measure(site) else 1

@@ -14,8 +14,8 @@ is itself held to NumPy's and ml_dtypes' arithmetic, bit for bit, in
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -99,7 +99,7 @@ def largest_power_of_two_below(n: int) -> int:
 
 
 def pairwise(xs: Sequence[float], fmt: Format) -> float:
-    """Pairwise sum straight from the definition: pairwise(left) + pairwise(right), rounded once.
+    """Pairwise sum straight from the definition: the pairwise sums of the two halves, added and rounded once.
 
     The left part is the largest power of two strictly below ``len(xs)``.
     """

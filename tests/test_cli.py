@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import subprocess
 import sys
 from fractions import Fraction

@@ -1,4 +1,8 @@
-"""Every public function of the model says what it does with NaN, infinities and -0."""
+"""Every public function of the model says what it does with NaN, infinities and -0.
+
+That docstrings exist and follow one convention is ruff's job (``make test`` runs it); what they
+must say about special values is checked here.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,7 @@ from types import ModuleType
 
 import pytest
 
-import fpsum
-from fpsum import cli, exact, formats, inputs, methods, race, rounding, sweep
+from fpsum import exact, formats, inputs, methods, race, rounding, sweep
 
 MODULES = [formats, rounding, inputs, methods, exact, race, sweep]
 
@@ -25,7 +28,3 @@ def test_public_functions_state_their_nan_inf_and_signed_zero_behaviour(module: 
                if not re.search(r"NaN|\binf|-0", inspect.getdoc(getattr(module, name)) or "")]
     assert not missing, f"{module.__name__}: no word on NaN/inf/-0 in {missing}"
 
-
-def test_every_module_and_the_command_line_have_docstrings() -> None:
-    for module in [fpsum, cli, *MODULES]:
-        assert (module.__doc__ or "").strip(), module.__name__

@@ -12,7 +12,7 @@ import pytest
 import fpsum
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 from fpsum.methods import blocked_running, neumaier_running, running_totals, stochastic_running, total
-from fpsum.rounding import add_exact, round_exact, stochastic_round
+from fpsum.rounding import round_exact, stochastic_round
 from reference import naive, neumaier
 
 FORMATS = [FP16, BF16, E4M3, E5M2]

@@ -1,5 +1,6 @@
 """Every page: strict build, its sections, its figures with numbers, captions, permalinks and downloads;
-and no number the model computes typed by hand into docs/."""
+and no number the model computes typed by hand into docs/.
+"""
 
 from __future__ import annotations
 

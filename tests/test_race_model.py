@@ -78,7 +78,8 @@ def test_naive_stall_step(fmt: Format, kind: str, seed: int) -> None:
 @pytest.mark.parametrize("fmt", [FP16, BF16], ids=ids)
 def test_the_fixes_do_not_stall(fmt: Format, seed: int) -> None:
     """An FP32 accumulator cannot freeze with a sum of more than one FP16/BF16 ulp still to come:
-    every later input would have to be below 2**-11, and 8,192 of those add up to less than 4."""
+    every later input would have to be below 2**-11, and 8,192 of those add up to less than 4.
+    """
     result = race(fmt.name, "uniform", seed)
     assert result.stalls["wide"] is None
 
@@ -107,7 +108,8 @@ def test_wide_within_worst_case_bound(fmt: Format, kind: str, seed: int) -> None
 @pytest.mark.parametrize("fmt", [FP16, BF16], ids=ids)
 def test_race_exact_and_sampled_totals(fmt: Format, kind: str) -> None:
     """exact_final and the sampled exact totals are the Fraction sums rounded to float64;
-    the sampled totals of each method are the references' running totals at those steps."""
+    the sampled totals of each method are the references' running totals at those steps.
+    """
     seed = 0
     xs = inputs(fmt.name, kind, seed)
     result = race(fmt.name, kind, seed)
@@ -174,7 +176,8 @@ def test_exact_running_in_the_format_range(fmt: Format, shape: tuple[int, ...]) 
 @pytest.mark.parametrize(("fmt", "low", "high"), [(BF16, -100, 100), (FP32, -120, 120), (BF16, -133, 127)])
 def test_exact_running_wide_range(fmt: Format, low: int, high: int, shape: tuple[int, ...]) -> None:
     """Values from 2**-100 to 2**100 (and BF16's whole range, subnormals included): the exact sums
-    need hundreds of bits, far beyond any int64 or float64 shortcut."""
+    need hundreds of bits, far beyond any int64 or float64 shortcut.
+    """
     rng = np.random.default_rng([11, fmt.bits, -low])
     drawn = signed_log_uniform(math.prod(shape), low, high, rng)
     values = from_floats([round_exact(v, fmt) for v in drawn.tolist()], fmt).reshape(shape)
@@ -283,7 +286,8 @@ def test_inputs_are_the_seeded_draws_rounded_once(fmt: Format, kind: str) -> Non
 def test_inputs_are_rounded_once_at_scale(fmt: Format) -> None:
     """2**20 uniform draws: the inputs are ``to_format`` of the seeded draws (``to_format`` is held to
     ``round_exact`` in test_rounding.py).  In BF16 such a sample holds draws that rounding twice,
-    through float32, gets wrong, so this tells a direct ml_dtypes cast apart."""
+    through float32, gets wrong, so this tells a direct ml_dtypes cast apart.
+    """
     n = 2**20
     draws = np.random.default_rng(12).random(n)
     values = make_inputs("uniform", n, fmt, seed=12)

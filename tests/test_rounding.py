@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from fractions import Fraction
-from typing import Callable
 
 import ml_dtypes
 import numpy as np
@@ -67,7 +67,8 @@ def all_codes(fmt: Format) -> np.ndarray:
     return np.arange(2**fmt.bits, dtype=np.uint64).astype(UINT[fmt.bits]).view(fmt.dtype)
 
 
-def random_values(fmt: Format, size: int, rng: np.random.Generator, exponents: tuple[int, int] | None = None) -> np.ndarray:
+def random_values(fmt: Format, size: int, rng: np.random.Generator,
+                  exponents: tuple[int, int] | None = None) -> np.ndarray:
     """Random finite values of an IEEE-style format with exponent fields in ``exponents`` (inclusive).
 
     Default: every finite exponent field, so zeros, subnormals and the top binade all occur.
@@ -141,7 +142,8 @@ def pairs_overflow(fmt: Format, size: int, rng: np.random.Generator) -> tuple[np
     half = size // 2
     a = np.concatenate([
         random_values(fmt, size - half, rng, exponents=(top - 1, top)),
-        compose(fmt, rng.integers(0, 2, half), np.full(half, top), rng.integers(mantissa_top - 7, mantissa_top, half, endpoint=True)),
+        compose(fmt, rng.integers(0, 2, half), np.full(half, top),
+                rng.integers(mantissa_top - 7, mantissa_top, half, endpoint=True)),
     ])
     b = np.abs(np.concatenate([
         random_values(fmt, size - half, rng, exponents=(top - 1, top)),

@@ -55,7 +55,8 @@ def test_each_race_animation_is_inlined(site_dir: Path, race_id: str) -> None:
     start = html.index(f'id="{race_id}"')
     chunk = html[start:html.index("</template>", start)]
     shell, drawing = chunk.split('<template class="race__drawing">', 1)
-    assert f'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" id="{race_id}-svg"' in shell
+    namespaces = 'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink"'
+    assert f'<svg {namespaces} id="{race_id}-svg"' in shell
     assert "<animate" in drawing and "<use" in drawing  # drawn by race.js near the view
     fallback = html[html.index("</template>", start):html.index("</figure>", start)]
     assert f'<noscript><img class="race__fallback" src="figures/{race_id}.svg"' in fallback
@@ -86,7 +87,8 @@ def test_no_resource_comes_from_an_external_host(site_dir: Path) -> None:
         parsed = Page(html_file.read_text(encoding="utf-8"))
         for tag, attrs in parsed.tags:
             url = attrs.get(loaders.get(tag, ""), "")
-            if tag == "link" and set(attrs.get("rel", "").split()) & {"stylesheet", "preload", "icon", "modulepreload", "preconnect", "dns-prefetch"}:
+            fetched = {"stylesheet", "preload", "icon", "modulepreload", "preconnect", "dns-prefetch"}
+            if tag == "link" and set(attrs.get("rel", "").split()) & fetched:
                 url = attrs.get("href", "")
             assert not (url and _external(url)), f"{html_file.name}: <{tag}> loads {url}"
     for css in site_dir.rglob("*.css"):

@@ -97,7 +97,8 @@ def test_sweep_shapes() -> None:
 @pytest.mark.parametrize("kind", ["uniform", "normal"])
 def test_fp16_errors_recomputed_exactly(kind: str, method: Method) -> None:
     """FP16 inputs are multiples of 2**-24 and these sums stay below 2**10: the model's float64
-    subtraction is exact and its division rounds once, so it must equal the Fraction error rounded once."""
+    subtraction is exact and its division rounds once, so it must equal the Fraction error rounded once.
+    """
     n_max, trials, seed = 600, 3, 5
     result = sweep("fp16", kind, n_max, trials, seed)
     values = make_inputs(kind, n_max, FP16, seed, trials=trials).astype(np.float64)  # type: ignore[arg-type]
@@ -135,7 +136,8 @@ def test_naive_fp16_error_at_2_to_the_16_is_the_stall() -> None:
 
 def test_sweep_in_chunks_is_one_draw() -> None:
     """33 trials of 2**19 inputs exceed 2**24 values, so the sweep draws them in two chunks;
-    the last trial must still be row 32 of the single draw ``make_inputs(..., trials=33)``."""
+    the last trial must still be row 32 of the single draw ``make_inputs(..., trials=33)``.
+    """
     n_max, trials = 2**19, 33
     result = sweep("fp16", "uniform", n_max, trials, 0, ("naive",))
     last = make_inputs("uniform", n_max, FP16, 0, trials=trials)[-1].astype(np.float64).tolist()
@@ -165,7 +167,8 @@ def test_errors_are_zero_where_the_method_is_exact() -> None:
         assert error == float(1 - Fraction(2048, n))
 
 
-@pytest.mark.parametrize(("fmt", "n_max", "overflow_at"), [(E4M3, 512, 512), (E5M2, 2**16, 2**16)], ids=["e4m3", "e5m2"])
+@pytest.mark.parametrize(("fmt", "n_max", "overflow_at"), [(E4M3, 512, 512), (E5M2, 2**16, 2**16)],
+                         ids=["e4m3", "e5m2"])
 def test_overflow_gives_infinite_error(fmt: Format, n_max: int, overflow_at: int) -> None:
     """All ones, pairwise: the balanced sum of 2**k ones is 2**k, beyond E4M3's 448 (NaN) or E5M2's 57344 (inf)."""
     result = sweep(fmt.name, "ones", n_max, 1, 0, ("naive", "pairwise"))

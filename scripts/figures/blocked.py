@@ -41,7 +41,7 @@ class BlockedParams:
     @property
     def blocks(self) -> np.ndarray:
         """Every power of two from 1 to n."""
-        return 2 ** np.arange(self.n.bit_length())
+        return np.asarray(2 ** np.arange(self.n.bit_length()), dtype=np.int64)
 
 
 def records() -> list[Record]:
@@ -61,10 +61,12 @@ class Result:
 
 
 def _relative(totals: np.ndarray, exact: np.ndarray) -> np.ndarray:
-    return np.abs(totals.astype(np.float64) - exact) / np.abs(exact)
+    relative: np.ndarray = np.abs(totals.astype(np.float64) - exact) / np.abs(exact)
+    return relative
 
 
 def compute(params: BlockedParams) -> Result:
+    """Blocked sums for every block size, and naive and pairwise sums, of the same seeded inputs."""
     fmt = fpsum.get_format(params.format)
     values = fpsum.make_inputs("uniform", params.n, fmt, params.seed, trials=params.trials)
     exact = fpsum.exact_running(values, np.array([params.n]))[:, 0]

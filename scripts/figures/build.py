@@ -12,8 +12,19 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from . import (blocked, error_vs_n, formats_table, looks_css, neumaier, numbers, races, site_info, snippets, spacing,
-               stochastic_race)
+from . import (
+    blocked,
+    error_vs_n,
+    formats_table,
+    looks_css,
+    neumaier,
+    numbers,
+    races,
+    site_info,
+    snippets,
+    spacing,
+    stochastic_race,
+)
 from .cache import REPO, cache_key, lookup, packages_digest, store
 from .contract import NUMBERS_PATH, flatten
 from .errors import located
@@ -40,7 +51,7 @@ def registry() -> list[Record]:
         try:
             records += module.records()
         except Exception as error:
-            where = located(error, within=str(Path(module.__file__).resolve().relative_to(REPO)))
+            where = located(error, within=str(Path(str(module.__file__)).resolve().relative_to(REPO)))
             raise FigureError(f"the figure registry is invalid: {type(error).__name__}: {error} "
                               f"[at {where}]") from None
     seen: set[str] = set()

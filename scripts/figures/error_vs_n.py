@@ -170,6 +170,7 @@ def alt_text(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
 
 
 def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
+    """The figure's caption (HTML)."""
     labels = " and ".join(s.fmt.label for s in sweeps.values())
     return (f"Relative error against n in {labels}, for uniform inputs in [0, 1): the median over "
             f"{params.trials} seeded trials (line) and the 10-90 % band (shade). Dashed: the worst-case "
@@ -179,11 +180,13 @@ def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
 
 def headline(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> NestedNumbers:
     """Numbers the pages quote: ``trials``, ``n_max``, and ``<format>.<method>.median``, the median
-    relative error at ``n_max``."""
-    medians = {name: {method: {"median": significant(float(np.median(errors[:, -1])))}
-                      for method, errors in sweep.errors.items()}
-               for name, sweep in sweeps.items()}
-    return {"trials": number(params.trials), "n_max": number(params.n_max)} | medians
+    relative error at ``n_max``.
+    """
+    numbers: dict[str, NestedNumbers | str] = {"trials": number(params.trials), "n_max": number(params.n_max)}
+    for name, sweep in sweeps.items():
+        numbers[name] = {method: {"median": significant(float(np.median(errors[:, -1])))}
+                         for method, errors in sweep.errors.items()}
+    return numbers
 
 
 def build(figure_id: str, params: ErrorVsNParams) -> Built:

@@ -72,7 +72,8 @@ def magnitude(value: float) -> str:
 
 def build(figure_id: str, params: FormatsParams) -> Built:
     """The table's fragment and CSV; per format the numbers ``label``, ``p``, ``stall``, ``stall_ulp``
-    and ``stall_after``."""
+    and ``stall_after``.
+    """
     columns = ["format", "bits", "p", "u", "largest finite", "smallest normal", "smallest subnormal",
                "stall point", "inputs to stall", "overflow to"]
     rows_html, csv_rows = [], []

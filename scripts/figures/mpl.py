@@ -14,11 +14,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.typing import RcKeyType  # noqa: E402
 
 from .contract import FigureFiles  # noqa: E402
 from .looks import LOOKS, MARKERS, PALETTES, Palette  # noqa: E402
 
-RC = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fpsum", "lines.scale_dashes": True}
+RC: dict[RcKeyType, Any] = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fpsum",
+                             "lines.scale_dashes": True}
 SLIDE_WIDTH_PX = 1920
 LOOK_GID = "look-"
 """A method's line carries the gid ``look-<method>-<k>``: the SVG says which method each line is (tested)."""

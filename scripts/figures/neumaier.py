@@ -72,7 +72,8 @@ def draw(steps: np.ndarray, runs: dict[Method, np.ndarray], exact: np.ndarray, p
 
 def build(figure_id: str, params: NeumaierParams) -> Built:
     """The figure, its CSV and fragment; numbers for one block (``naive``, ``kahan``, ``neumaier``,
-    ``exact``, ``inputs``) and for a long uniform sum (``uniform.*``)."""
+    ``exact``, ``inputs``) and for a long uniform sum (``uniform.*``).
+    """
     fmt = fpsum.get_format(params.format)
     steps, runs, exact = compute(params)
     files = render(lambda palette: draw(steps, runs, exact, palette), figure_id)
@@ -94,12 +95,12 @@ def build(figure_id: str, params: NeumaierParams) -> Built:
     files |= static_fragment(figure_id, SIZE, alt, caption)
     one_block = np.array(params.block).astype(fmt.dtype)
     long = fpsum.make_inputs("uniform", params.long_n, fmt, params.long_seed)
-    uniform = {
+    uniform: dict[str, str] = {
         "n": number(params.long_n),
         "exact": number(float(fpsum.exact_sum(long))),
         **{method: number(float(fpsum.total(method, long, fmt))) for method in METHODS},
     }
-    numbers = {
+    numbers: dict[str, str | dict[str, str]] = {
         "inputs": inputs,
         "exact": number(float(fpsum.exact_sum(one_block))),
         **{method: number(float(fpsum.total(method, one_block, fmt))) for method in METHODS},

@@ -69,7 +69,10 @@ def build_library(record_id: str, params: LibraryParams) -> Built:
 
 
 def build_bounds(record_id: str, params: BoundsParams) -> Built:
-    """``n``, and per format the relative error bounds at ``n``: ``naive``, ``pairwise``, ``kahan`` and ``sqrt`` (√n·u)."""
+    """``n``, and per format the relative error bounds at ``n``.
+
+    They are ``naive``, ``pairwise``, ``kahan`` and ``sqrt`` (√n·u, the size for random data).
+    """
     n = params.n
     numbers: dict[str, str | dict[str, str]] = {"n": number(n)}
     for name in params.formats:

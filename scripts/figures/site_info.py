@@ -34,8 +34,8 @@ def records() -> list[Record]:
 def build_date_from_environment() -> str:
     """The ISO date of ``SOURCE_DATE_EPOCH`` (reproducible builds set it), else today's date (UTC)."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    moment = (datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch
-              else datetime.datetime.now(datetime.timezone.utc))
+    moment = (datetime.datetime.fromtimestamp(int(epoch), datetime.UTC) if epoch
+              else datetime.datetime.now(datetime.UTC))
     return moment.date().isoformat()
 
 

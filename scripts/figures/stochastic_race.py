@@ -93,12 +93,14 @@ def draw(results: list[Result], palette: Palette) -> Figure:
 
 def build(figure_id: str, params: StochasticParams) -> Built:
     """The figure, its CSV and fragment; numbers ``n``, ``seeds`` and, per format, ``exact``, ``naive``
-    (round to nearest) and the ``median``, ``min`` and ``max`` of the stochastic runs' totals."""
+    (round to nearest) and the ``median``, ``min`` and ``max`` of the stochastic runs' totals.
+    """
     results = compute(params)
     files = render(lambda palette: draw(results, palette), figure_id)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["format", "inputs_added", "exact", "round_to_nearest", *(f"stochastic_{i}" for i in range(params.runs))])
+    runs = [f"stochastic_{i}" for i in range(params.runs)]
+    writer.writerow(["format", "inputs_added", "exact", "round_to_nearest", *runs])
     numbers: dict[str, str | dict[str, str]] = {"seeds": number(params.runs), "n": number(params.n)}
     said = []
     for r in results:

@@ -11,13 +11,14 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import NoReturn, Sequence, TextIO
+from typing import NoReturn, TextIO
 
 import numpy as np
 
 from .formats import FORMATS, Format, get_format
-from .inputs import INPUT_KINDS, make_inputs
+from .inputs import INPUT_KINDS
 from .methods import DEFAULT_BLOCK, METHODS, Method, total
 from .race import run_race
 from .rounding import round_exact
@@ -52,7 +53,7 @@ def _method(name: str) -> Method:
 
 def _positive(what: str) -> type[int]:
     class Positive(int):
-        def __new__(cls, text: str) -> "Positive":
+        def __new__(cls, text: str) -> Positive:
             try:
                 value = int(text)
             except ValueError:
@@ -133,6 +134,7 @@ def _exact_and_errors(rounded: list[float], result: float) -> tuple[float, float
 
 
 def command_sum(args: argparse.Namespace, out: TextIO) -> None:
+    """``fpsum sum``: read numbers, round them to the format, sum them by the method, print result and errors."""
     fmt: Format = args.format
     if args.file in (None, "-"):
         numbers = read_numbers(sys.stdin, "<stdin>")
@@ -163,6 +165,7 @@ def command_sum(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def command_race(args: argparse.Namespace, out: TextIO) -> None:
+    """``fpsum race``: every method's final total on the seeded inputs, and the exact total."""
     fmt: Format = args.format
     if args.n > MAX_RACE_N:
         raise UsageError(f"fpsum race: --n {args.n} is more than this command races ({MAX_RACE_N})")
@@ -184,6 +187,7 @@ def command_race(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def command_formats(args: argparse.Namespace, out: TextIO) -> None:
+    """``fpsum formats``: one row per format."""
     rows = [fmt.describe() for fmt in FORMATS.values()]
     if args.json:
         out.write(json.dumps({"formats": rows}) + "\n")
@@ -199,6 +203,7 @@ def command_formats(args: argparse.Namespace, out: TextIO) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The command line: ``sum``, ``race`` and ``formats``, each with an example in its help."""
     parser = _Parser(prog="fpsum", description="Floating-point summation in low precision, bit for bit.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     raw = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks

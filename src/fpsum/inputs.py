@@ -8,7 +8,8 @@ reference each method is measured against.
 
 from __future__ import annotations
 
-from typing import Iterator, Literal, get_args
+from collections.abc import Iterator
+from typing import Literal, get_args
 
 import numpy as np
 

@@ -16,7 +16,8 @@ an E4M3 one becomes NaN.
 
 from __future__ import annotations
 
-from typing import Callable, Literal, get_args
+from collections.abc import Callable
+from typing import Literal, get_args
 
 import numpy as np
 
