@@ -7,42 +7,33 @@ import math
 import re
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
+import numpy as np
 import pytest
+from playwright.sync_api import BrowserContext, Page, expect
 
 import fpsum
 
-if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
-
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
 
-from browsing import ALL_RACES_READY_JS  # noqa: E402
-from figures.race import (  # noqa: E402
-    DURATION_S,
-    INK,
-    LOOKS,
-    SVG_NS,
-    XLINK_NS,
-    format_tick,
-    format_total,
-    palette,
-    race_figure_html,
-    race_svg,
-    ticks,
-)
+from browsing import ALL_RACES_READY_JS, let_frames_pass, wait_until  # noqa: E402
+from figures.looks import DARK, LIGHT, LOOKS, MARKERS, Palette, css_properties  # noqa: E402
+from figures.race import DURATION_S, SERIES, SVG_NS, XLINK_NS, race_figure_html, race_svg  # noqa: E402
+from figures.race.defs import path_data, polylines  # noqa: E402
+from figures.race.layout import tick_decimals, ticks  # noqa: E402
+from figures.text import number  # noqa: E402
 
 NS = {"svg": SVG_NS}
 CASES = [(fmt, kind) for fmt in ("fp16", "bf16") for kind in fpsum.INPUT_KINDS]
 MAX_BYTES = 150_000
 CSS_FILE = ROOT / "docs" / "assets" / "stylesheets" / "race.css"
 JS_FILE = ROOT / "docs" / "assets" / "javascripts" / "race.js"
+PAGE_JS_FILE = ROOT / "docs" / "assets" / "javascripts" / "mathjax-config.js"
+"""Loaded before race.js on every page: it defines the run-on-every-page helper race.js uses."""
 
 
 @functools.cache
@@ -169,7 +160,7 @@ def test_inline_readout_carries_every_frame_for_race_js_and_no_film_strip(fmt: s
     assert len(ending) == 2
     for group in ending:
         shown = "".join(group.itertext())
-        assert f"{r.n:,}" in shown and all(format_total(v) in shown for v in r.final.values())
+        assert f"{r.n:,}" in shown and all(number(v) in shown for v in r.final.values())
 
 
 @pytest.mark.parametrize("standalone", [True, False])
@@ -186,7 +177,7 @@ def test_reduced_motion_and_print_show_the_still_final_frame(fmt: str, kind: str
     final_texts = " ".join("".join(g.itertext()) for g in still)
     r = race(fmt, kind)
     for method, value in r.final.items():
-        assert format_total(value) in final_texts, method
+        assert number(value) in final_texts, method
     assert not any(a.tag.endswith(("animate", "set", "animateTransform")) for g in still for a in g.iter())
 
 
@@ -228,12 +219,12 @@ def test_title_and_desc_say_what_every_method_ends_at(fmt: str, kind: str) -> No
     text = f"{title.text} {desc.text}"
     assert r.fmt.label in text and f"{r.n:,}" in text
     for method, value in r.final.items():
-        assert format_total(value) in (desc.text or ""), method
+        assert number(value) in (desc.text or ""), method
         assert fpsum.METHOD_LABELS[method] in (desc.text or "")
         stall = r.stalls[method]
         if stall is not None:
             assert f"after {stall:,} inputs" in (desc.text or "")
-    assert f"exact total is {format_total(r.exact_final)}" in (desc.text or "")
+    assert f"exact total is {number(r.exact_final)}" in (desc.text or "")
 
 
 def test_desc_of_fp16_uniform_reads_as_a_sentence() -> None:
@@ -244,8 +235,8 @@ def test_desc_of_fp16_uniform_reads_as_a_sentence() -> None:
     assert stall is not None
     assert desc.text == (
         f"FP16, {r.n:,} uniform inputs in [0, 1): the naive sum stalls at 2,048 after {stall:,} inputs; "
-        f"FP32 accumulator ends at {format_total(r.final['wide'])}, Kahan at {format_total(r.final['kahan'])}, "
-        f"pairwise at {format_total(r.final['pairwise'])}; the exact total is {format_total(r.exact_final)}."
+        f"FP32 accumulator ends at {number(r.final['wide'])}, Kahan at {number(r.final['kahan'])}, "
+        f"pairwise at {number(r.final['pairwise'])}; the exact total is {number(r.exact_final)}."
     )
 
 
@@ -293,12 +284,13 @@ def test_axes_have_ticks_with_thousands_separators() -> None:
 
 
 def test_every_method_has_its_own_dash_or_marker_and_a_legend_entry() -> None:
-    patterns = {(look.dash, look.width, look.marker) for look in LOOKS.values()}
-    assert len(patterns) == len(LOOKS)
-    assert len({look.marker for look in LOOKS.values()}) == len(LOOKS)
+    looks = [LOOKS[s] for s in SERIES]
+    assert SERIES == ("exact", "naive", "wide", "kahan", "pairwise")
+    assert len({(look.dash, look.width, look.marker) for look in looks}) == len(SERIES)
+    assert len({look.marker for look in looks}) == len(SERIES)
     drawn = texts(parse(svg("bf16", "uniform", True)))
-    for name in LOOKS:
-        assert fpsum.METHOD_LABELS[name] in drawn
+    for name in SERIES:
+        assert LOOKS[name].label == fpsum.METHOD_LABELS[name] and LOOKS[name].label in drawn
 
 
 def test_text_is_at_least_14_units() -> None:
@@ -320,39 +312,74 @@ def test_text_is_at_least_14_units() -> None:
     (math.nan, "NaN"),
     (-math.inf, "\u2212\u221e"),
 ])
-def test_format_total(value: float, text: str) -> None:
-    assert format_total(value) == text
+def test_totals_are_written_as_the_site_writes_numbers(value: float, text: str) -> None:
+    assert number(value) == text
 
 
 def test_nice_ticks() -> None:
     assert ticks(0, 8192) == [0, 2000, 4000, 6000, 8000]
     assert ticks(0, 4282) == [0, 1000, 2000, 3000, 4000]
     assert ticks(-117.1, 24.8) == [-100, -75, -50, -25, 0]
-    assert format_tick(-75.0, 25.0) == "\u221275"
-    assert format_tick(2000.0, 2000.0) == "2,000"
-    assert format_tick(0.5, 0.25) == "0.50"
+    assert ticks(0, 1.4) == [0, 0.25, 0.5, 0.75, 1, 1.25]
+    assert [tick_decimals(ticks(0, hi)) for hi in (8192, 1.4, 1.1)] == [0, 2, 1]
+    assert number(-75.0, decimals=tick_decimals([-100, -75])) == "\u221275"
+    assert number(2000.0, decimals=tick_decimals([0, 2000])) == "2,000"
+    assert number(0.25, decimals=tick_decimals([0, 0.25])) == "0.25"
+
+
+def test_lines_break_where_a_total_is_not_finite_and_lose_only_tiny_wiggles() -> None:
+    xs = np.arange(8.0)
+    runs = polylines(xs, np.array([0, 1, math.nan, 3, 4, math.inf, 6, 7.0]))
+    assert runs == [[(0, 0), (10, 10)], [(30, 30), (40, 40)], [(60, 60), (70, 70)]]  # tenths of a unit
+    assert path_data(runs) == "M0 0l1 1M3 3l1 1M6 6l1 1"
+    wiggle = np.array([0.0, 0.05, 0.0, -0.05, 0.0, 5.0, 0.0])  # a 0.05 wiggle goes, a 5-unit spike stays
+    kept = polylines(np.arange(7.0), wiggle)
+    assert len(kept) == 1 and (50, 50) in kept[0] and all(abs(y) < 1 for x, y in kept[0] if x != 50)
 
 
 # ---------------------------------------------------------------- colours, the page's CSS and JS
 
 
-@pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_colours_meet_wcag_aa(scheme: str) -> None:
-    colours = palette(scheme)
+@pytest.mark.parametrize("palette", [LIGHT, DARK], ids=["light", "dark"])
+def test_colours_meet_wcag_aa(palette: Palette) -> None:
+    colours = css_properties(palette)
     bg = colours["bg"]
     for name in ("text", "muted"):
         assert contrast(colours[name], bg) >= 4.5, name
-    for name in [*LOOKS, "axis"]:
+    for name in [*SERIES, "axis"]:
         assert contrast(colours[name], bg) >= 3.0, name
 
 
-def test_race_css_sets_the_same_palettes() -> None:
+@pytest.mark.parametrize("standalone", [True, False])
+def test_every_line_takes_its_look_from_the_table(standalone: bool) -> None:
+    """Colour, width and dashes of each series' line, its marker shape, and (standalone) its dark colour."""
+    root = parse(svg("fp16", "uniform", standalone))
+    prefix = fid("fp16", "uniform")
+    lines = next(g for g in root.iter(f"{{{SVG_NS}}}g") if g.get("id") == f"{prefix}-lines")
+    styles = [path.get("style", "") for path in lines.iter(f"{{{SVG_NS}}}path")]
+    shapes = {e.get("id"): e for e in root.iter() if e.get("id", "").startswith(f"{prefix}-mk-")}
+    for s in SERIES:
+        look = LOOKS[s]
+        assert (f"fill:none;stroke:var(--look-{s},{look.light});stroke-width:{look.width:g};"
+                f"stroke-dasharray:{look.dasharray()}") in styles, s
+        if look.marker:
+            shape = shapes[f"{prefix}-mk-{look.marker}"]
+            corners = MARKERS[look.marker].points
+            assert shape.tag == f"{{{SVG_NS}}}{'path' if corners else 'circle'}", s
+            if corners:
+                assert shape.get("d", "").count("L") == len(corners) - 1, s
+    sheet = style_text(root)
+    assert "--race-" not in sheet
+    if standalone:
+        dark = sheet.split("@media (prefers-color-scheme:dark)", 1)[1]
+        for name in (*SERIES, "text", "muted", "axis", "grid", "bg"):
+            assert f"--look-{name}:{css_properties(DARK)[name]}" in dark, name
+
+
+def test_race_css_leaves_the_colours_to_the_looks() -> None:
     css = CSS_FILE.read_text()
-    for scheme, selector in (("light", '[data-md-color-scheme="default"]'), ("dark", '[data-md-color-scheme="slate"]')):
-        block = css.split(selector + " {", 1)[1].split("}", 1)[0]
-        declared = dict(re.findall(r"--race-([a-z]+):\s*(#[0-9a-f]{6})", block))
-        assert declared == palette(scheme)
-    assert set(palette("light")) == set(LOOKS) | set(INK)
+    assert "--race-" not in css
+    assert not re.search(r"--look-[a-z]+\s*:", css), "race.css declares a look colour; looks.css does"
 
 
 def test_race_css_keeps_hidden_buttons_hidden_and_is_a_container() -> None:
@@ -403,23 +430,14 @@ def test_race_js_wires_what_the_html_promises() -> None:
 
 
 # ---------------------------------------------------------------- in a browser
+# Each test opens its pages in contexts from pytest-playwright's ``new_context``
+# (Debian's chromium, see conftest.py), closed when the test ends.
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Debian's chromium through playwright; skipped where either is missing."""
-    playwright = pytest.importorskip("playwright.sync_api")
-    executable = shutil.which("chromium")
-    if executable is None:
-        pytest.skip("no chromium")
-    with playwright.sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=executable, args=["--no-sandbox"])
-        yield launched
-        launched.close()
+NewContext = Callable[..., BrowserContext]
 
 
 def page_html() -> str:
-    """Two races, one of them in the second of two content tabs, with race.css and race.js."""
+    """Two races, one of them in the second of two content tabs, with race.css and the site's scripts."""
     first = race_figure_html(race("fp16", "uniform"), "one")
     second = race_figure_html(race("bf16", "ones"), "two")
     return (
@@ -430,39 +448,39 @@ def page_html() -> str:
         '<div class="tabbed-labels"><label for="t1">A</label><label for="t2">B</label></div>'
         '<div class="tabbed-content"><div class="tabbed-block"><p>A</p></div>'
         f'<div class="tabbed-block" style="display:none">{second}</div></div></div>'
-        f"<script>{JS_FILE.read_text()}</script></body></html>"
+        f"<script>{PAGE_JS_FILE.read_text()}</script><script>{JS_FILE.read_text()}</script></body></html>"
     )
 
 
-def open_page(browser: Browser, tmp_path: Path, html: str, **options: Any) -> Page:
+def open_page(new_context: NewContext, tmp_path: Path, html: str, **options: Any) -> Page:
     """``html`` as a file, opened in a new page; returns once race.js has set every race up and drawn ``#one``."""
     path = tmp_path / "page.html"
     path.write_text(html)
-    page = browser.new_page(**{"viewport": {"width": 900, "height": 800}, **options})
+    page = new_context(**{"viewport": {"width": 900, "height": 800}, **options}).new_page()
     page.goto(path.as_uri())
     page.wait_for_function(ALL_RACES_READY_JS)
     page.wait_for_function("document.querySelector('#one').hasAttribute('data-race-drawn')")
     return page
 
 
-def test_buttons_pause_play_and_restart(browser: Browser, tmp_path: Path) -> None:
-    page = open_page(browser, tmp_path, page_html())
+@pytest.mark.browser
+def test_buttons_pause_play_and_restart(new_context: NewContext, tmp_path: Path) -> None:
+    page = open_page(new_context, tmp_path, page_html())
     toggle = page.locator('#one [data-race-action="pause"]')
     assert toggle.is_visible() and toggle.text_content() == "Pause"
-    page.wait_for_timeout(1500)
     clock = "document.querySelector('#one svg').getCurrentTime()"
     count = "Number(document.querySelector('#one-svg .wide [data-race-live] .count').textContent.replace(/,/g, ''))"
-    assert page.evaluate(clock) > 1.0
-    assert page.evaluate(count) > 0, "the readout does not follow the clock"
+    wait_until(page, f"{clock} > 1.0", message="the animation clock does not run")
+    readout = page.locator("#one-svg .wide [data-race-live] .count")
+    expect(readout, "the readout does not follow the clock").to_have_text(re.compile(r"[1-9][\d,]*"))  # above 0
     toggle.click()
     assert toggle.text_content() == "Play"
     held, shown = page.evaluate(clock), page.evaluate(count)
-    page.wait_for_timeout(300)
+    let_frames_pass(page, 18)  # about 300 ms: paused, neither the clock nor the readout moves while frames go by
     assert page.evaluate(clock) == held and page.evaluate(count) == shown
     page.locator('#one [data-race-action="restart"]').click()
     assert page.evaluate(clock) < 0.2 and toggle.text_content() == "Pause"
-    page.wait_for_timeout(100)
-    assert page.evaluate(count) < shown, "Restart does not take the readout back"
+    wait_until(page, f"{count} < {shown}", message="Restart does not take the readout back")
     page.evaluate("document.querySelector('#two').closest('.tabbed-block').style.display = ''")
     page.evaluate("document.querySelector('#two svg').setCurrentTime(5)")
     page.locator("#t2").check()
@@ -470,16 +488,18 @@ def test_buttons_pause_play_and_restart(browser: Browser, tmp_path: Path) -> Non
     assert page.evaluate("getComputedStyle(document.querySelector('#one-svg .narrow')).display") == "none"
 
 
-def test_reduced_motion_shows_the_final_frame_without_buttons(browser: Browser, tmp_path: Path) -> None:
-    page = open_page(browser, tmp_path, page_html(), reduced_motion="reduce")
+@pytest.mark.browser
+def test_reduced_motion_shows_the_final_frame_without_buttons(new_context: NewContext, tmp_path: Path) -> None:
+    page = open_page(new_context, tmp_path, page_html(), reduced_motion="reduce")
     assert page.locator('#one [data-race-action="pause"]').is_hidden()
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide .anim") == "none"
     assert page.evaluate(shown, "#one-svg .wide .still") != "none"
 
 
-def test_narrow_figure_switches_to_the_phone_layout(browser: Browser, tmp_path: Path) -> None:
-    page = open_page(browser, tmp_path, page_html(), viewport={"width": 360, "height": 800})
+@pytest.mark.browser
+def test_narrow_figure_switches_to_the_phone_layout(new_context: NewContext, tmp_path: Path) -> None:
+    page = open_page(new_context, tmp_path, page_html(), viewport={"width": 360, "height": 800})
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide") == "none"
     assert page.evaluate(shown, "#one-svg .narrow") != "none"
@@ -487,10 +507,11 @@ def test_narrow_figure_switches_to_the_phone_layout(browser: Browser, tmp_path: 
     assert box is not None and box["height"] > box["width"]
 
 
-def test_instant_navigation_sets_up_each_new_page(browser: Browser, tmp_path: Path) -> None:
+@pytest.mark.browser
+def test_instant_navigation_sets_up_each_new_page(new_context: NewContext, tmp_path: Path) -> None:
     """mkdocs-material swaps the page content and emits on ``document$``: the new figure gets working buttons."""
     stub = "<script>var document$ = {subscribe: function (f) { window.emitPage = f; f(); }};</script>"
-    page = open_page(browser, tmp_path, page_html().replace("<script>", stub + "<script>", 1))
+    page = open_page(new_context, tmp_path, page_html().replace("<script>", stub + "<script>", 1))
     fresh = race_figure_html(race("fp16", "normal"), "three")
     page.evaluate("(html) => { document.body.innerHTML = html; window.emitPage(); }", fresh)
     page.wait_for_function("!document.querySelector('#three').hasAttribute('data-race-waiting')")
@@ -501,12 +522,13 @@ def test_instant_navigation_sets_up_each_new_page(browser: Browser, tmp_path: Pa
     assert page.evaluate("document.querySelector('#three svg').animationsPaused()")
 
 
-def test_without_javascript_the_standalone_svg_stands_in(browser: Browser, tmp_path: Path) -> None:
+@pytest.mark.browser
+def test_without_javascript_the_standalone_svg_stands_in(new_context: NewContext, tmp_path: Path) -> None:
     (tmp_path / "one.svg").write_text(svg("fp16", "uniform", True), encoding="utf-8")
     figure = race_figure_html(race("fp16", "uniform"), "one", "one.svg")
     (tmp_path / "page.html").write_text(
         f"<!doctype html><html><head><style>{CSS_FILE.read_text()}</style></head><body>{figure}</body></html>")
-    context = browser.new_context(java_script_enabled=False, viewport={"width": 900, "height": 800})
+    context = new_context(java_script_enabled=False, viewport={"width": 900, "height": 800})
     page = context.new_page()
     page.goto((tmp_path / "page.html").as_uri())
     assert page.locator("#one-svg").is_hidden()
@@ -517,11 +539,12 @@ def test_without_javascript_the_standalone_svg_stands_in(browser: Browser, tmp_p
     context.close()
 
 
-def test_a_figure_is_drawn_only_when_it_comes_near_or_its_button_gets_the_focus(browser: Browser,
+@pytest.mark.browser
+def test_a_figure_is_drawn_only_when_it_comes_near_or_its_button_gets_the_focus(new_context: NewContext,
                                                                                  tmp_path: Path) -> None:
     far = race_figure_html(race("bf16", "uniform"), "far")
     spaced = page_html().replace("<script>", f'<div style="height:4000px"></div>{far}<script>', 1)
-    page = open_page(browser, tmp_path, spaced)
+    page = open_page(new_context, tmp_path, spaced)
     drawn = "id => document.getElementById(id).hasAttribute('data-race-drawn')"
     assert not page.evaluate(drawn, "far") and page.evaluate("document.querySelectorAll('#far template').length") == 1
     assert not page.evaluate(drawn, "two"), "a figure in a hidden tab is drawn"
@@ -535,23 +558,11 @@ def test_a_figure_is_drawn_only_when_it_comes_near_or_its_button_gets_the_focus(
     assert page.evaluate(drawn, "two"), "focus on a button does not draw its figure"
 
 
-def test_printing_draws_every_figure_at_once(browser: Browser, tmp_path: Path) -> None:
+@pytest.mark.browser
+def test_printing_draws_every_figure_at_once(new_context: NewContext, tmp_path: Path) -> None:
     """A figure not drawn yet (far down, or in a hidden tab) is drawn when the page is about to print."""
-    page = open_page(browser, tmp_path, page_html())
+    page = open_page(new_context, tmp_path, page_html())
     assert page.evaluate("document.querySelectorAll('#two template').length") == 1, "a hidden tab's figure is drawn"
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
     assert page.evaluate("document.querySelectorAll('.race template').length") == 0
     assert page.evaluate("document.querySelectorAll('#two-svg use').length") > 0
-
-
-def test_main_writes_the_six_standalone_files_once(tmp_path: Path) -> None:
-    from figures.race import main
-
-    assert main([str(tmp_path)]) == 0
-    written = sorted(p.name for p in tmp_path.glob("*.svg"))
-    assert written == sorted(f"race-{fmt}-{kind}.svg" for fmt, kind in CASES)
-    stamps = {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("*.svg")}
-    main([str(tmp_path)])
-    assert stamps == {p.name: p.stat().st_mtime_ns for p in tmp_path.glob("*.svg")}
-    assert (tmp_path / "race-fp16-uniform.svg").read_text(encoding="utf-8") == svg("fp16", "uniform", True).replace(
-        fid("fp16", "uniform"), "race-fp16-uniform")

@@ -121,7 +121,7 @@ def build(figure_id: str, params: BlockedParams) -> Built:
     for j, b in enumerate(result.blocks.tolist()):
         writer.writerow([b, params.trials, repr(float(low[j])), repr(float(medians[j])), repr(float(high[j])),
                          repr(float(bounds[j]))])
-    files[FigureFiles(figure_id).csv] = out.getvalue().encode()
+    files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
     best = int(np.argmin(medians))
     default = int(np.nonzero(result.blocks == params.default_block)[0][0])
     numbers = {

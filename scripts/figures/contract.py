@@ -55,37 +55,25 @@ NestedNumbers = Mapping[str, "str | NestedNumbers"]
 
 @dataclass(frozen=True)
 class FigureFiles:
-    """The site paths of a record's files, all named by its id."""
+    """The site paths of a record's files, all named by its id (``FigureFiles.of("spacing").png``).
 
-    id: str
+    ``svg`` is the light (or only) SVG and the default download; ``dark_svg``
+    the dark-palette SVG of a static plot; ``png`` the slide (light palette);
+    ``csv`` the data; ``fragment`` the page fragment the hook consumes.
+    """
 
-    def _path(self, suffix: str) -> str:
-        return f"{FIGURES_DIR}/{self.id}{suffix}"
+    svg: str
+    dark_svg: str
+    png: str
+    csv: str
+    fragment: str
 
-    @property
-    def svg(self) -> str:
-        """The SVG: the light one of a static figure, the animated one of a race."""
-        return self._path(".svg")
-
-    @property
-    def dark_svg(self) -> str:
-        """The dark-palette SVG of a static figure."""
-        return self._path("-dark.svg")
-
-    @property
-    def png(self) -> str:
-        """The slide PNG (light palette)."""
-        return self._path(".png")
-
-    @property
-    def csv(self) -> str:
-        """The data behind the figure."""
-        return self._path(".csv")
-
-    @property
-    def fragment(self) -> str:
-        """The page fragment, consumed by the hook."""
-        return f"{FRAGMENTS_DIR}/{self.id}.html"
+    @classmethod
+    def of(cls, record_id: str) -> FigureFiles:
+        """The paths of record ``record_id``."""
+        stem = f"{FIGURES_DIR}/{record_id}"
+        return cls(svg=f"{stem}.svg", dark_svg=f"{stem}-dark.svg", png=f"{stem}.png", csv=f"{stem}.csv",
+                   fragment=f"{FRAGMENTS_DIR}/{record_id}.html")
 
 
 def check_id(record_id: str) -> str:

@@ -193,6 +193,6 @@ def build(figure_id: str, params: ErrorVsNParams) -> Built:
     """All files of the figure (an SVG per palette, a slide PNG, the CSV, the page fragment) and its numbers."""
     sweeps = compute(params)
     files = render(lambda palette: draw(sweeps, palette), figure_id)
-    files[FigureFiles(figure_id).csv] = csv_bytes(sweeps)
+    files[FigureFiles.of(figure_id).csv] = csv_bytes(sweeps)
     files |= static_fragment(figure_id, figsize(len(sweeps)), alt_text(sweeps, params), caption(sweeps, params))
     return Built(files=files, numbers=headline(sweeps, params))

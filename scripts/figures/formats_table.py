@@ -112,6 +112,6 @@ def build(figure_id: str, params: FormatsParams) -> Built:
                f"uniform inputs it takes to get there (mean over {params.stall_seeds} seeded runs, "
                f"{params.wide_stall_seeds} for FP32, to two figures). Overflow: past the largest finite value a "
                "result becomes ±∞, except in E4M3, which has no infinity and gives NaN. ")
-    paths = FigureFiles(figure_id)
+    paths = FigureFiles.of(figure_id)
     fragment = figure_html(figure_id, table, caption, {"CSV data": paths.csv}, kind="Table")
     return Built(files={paths.csv: out.getvalue().encode(), paths.fragment: fragment.encode()}, numbers=numbers)

@@ -48,7 +48,7 @@ def static_downloads(files: FigureFiles) -> dict[str, str]:
 
 def static_fragment(figure_id: str, size: tuple[float, float], alt: str, caption: str) -> dict[str, bytes]:
     """The page fragment of a static figure drawn at ``size`` inches: image pair, caption, the usual downloads."""
-    files = FigureFiles(figure_id)
+    files = FigureFiles.of(figure_id)
     body = image_pair(files, alt, round(size[0] * 100), round(size[1] * 100))
     html = figure_html(figure_id, body, caption, static_downloads(files))
     return {files.fragment: html.encode()}

@@ -110,7 +110,7 @@ def style_axes(fig: Figure, palette: Palette) -> None:
 def render(draw: Callable[[Palette], Figure], figure_id: str) -> dict[str, bytes]:
     """The light and dark SVG and the slide PNG (light) of ``figure_id``, from one drawing function."""
     files: dict[str, bytes] = {}
-    paths = FigureFiles(figure_id)
+    paths = FigureFiles.of(figure_id)
     with plt.rc_context(RC):
         for palette in PALETTES:
             fig = draw(palette)

@@ -82,7 +82,7 @@ def build(figure_id: str, params: NeumaierParams) -> Built:
     writer.writerow(["inputs_added", "exact", *runs])
     for j, step in enumerate(steps.tolist()):
         writer.writerow([step, repr(float(exact[j])), *(repr(float(v[j])) for v in runs.values())])
-    files[FigureFiles(figure_id).csv] = out.getvalue().encode()
+    files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
     inputs = ", ".join(number(v).replace(",", "") for v in params.block)  # a list: no thousands commas
     finals = {m: number(float(v[-1])) for m, v in runs.items()}
     alt = (f"Running totals after each block of {len(params.block)} {fmt.label} inputs, the block {inputs} repeated: "

@@ -108,7 +108,7 @@ def build(figure_id: str, params: RaceParams) -> Built:
     """The race's animated SVG, slide PNG, CSV, page fragment and numbers."""
     race = fpsum.run_race(fpsum.get_format(params.format), params.kind,  # type: ignore[arg-type]
                           n=params.n, seed=params.seed, samples=params.samples)
-    paths = FigureFiles(figure_id)
+    paths = FigureFiles.of(figure_id)
     caption = (f"{escape(race.fmt.label)}, {number(race.n)} inputs, {escape(fpsum.INPUT_LABELS[race.kind])}: the "
                "running total of each method against the number of inputs added, revealed over about 10 s. ")
     downloads = {"SVG (animated)": paths.svg, "PNG (1920 px, final frame)": paths.png, "CSV data": paths.csv}

@@ -97,7 +97,7 @@ def build(figure_id: str, params: SpacingParams) -> Built:
         fmt = fpsum.get_format(name)
         for start, gap in zip(*binades(fmt, params)):
             writer.writerow([name, repr(float(start)), repr(float(gap)), repr(fmt.stall_point)])
-    files[FigureFiles(figure_id).csv] = out.getvalue().encode()
+    files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
     stalls = "; ".join(f"{fpsum.get_format(n).label} at {number(fpsum.get_format(n).stall_point)}"
                        for n in params.formats)
     alt = ("Log-log step plot of the gap between neighbouring values against magnitude for each format: the gap "

@@ -23,6 +23,17 @@ SIZE = (10.4, 4.0)
 
 
 @dataclass(frozen=True)
+class Result:
+    """One format's running totals at ``steps``: exact, round to nearest, and each stochastic run."""
+
+    fmt: fpsum.Format
+    steps: np.ndarray
+    exact: np.ndarray
+    nearest: np.ndarray
+    stochastic: np.ndarray  # (runs, samples)
+
+
+@dataclass(frozen=True)
 class StochasticParams:
     """The formats (one panel each), the inputs, how many stochastic runs, and how many points are drawn."""
 
@@ -42,17 +53,6 @@ class StochasticParams:
 def records() -> list[Record]:
     """The one stochastic-rounding race."""
     return [Record("stochastic-race", StochasticParams(), build)]
-
-
-@dataclass(frozen=True)
-class Result:
-    """One format's running totals at ``steps``: exact, round to nearest, and each stochastic run."""
-
-    fmt: fpsum.Format
-    steps: np.ndarray
-    exact: np.ndarray
-    nearest: np.ndarray
-    stochastic: np.ndarray  # (runs, samples)
 
 
 def compute(params: StochasticParams) -> list[Result]:
@@ -118,7 +118,7 @@ def build(figure_id: str, params: StochasticParams) -> Built:
         said.append(f"{r.fmt.label}: round to nearest stalls at {number(float(r.nearest[-1]))}, the stochastic "
                     f"runs end between {number(float(finals.min()))} and {number(float(finals.max()))} around "
                     f"the exact {number(float(r.exact[-1]))}")
-    files[FigureFiles(figure_id).csv] = out.getvalue().encode()
+    files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
     alt = (f"Running totals of {number(params.n)} uniform inputs, one panel per format. " + "; ".join(said) + ".")
     caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest (solid) and "
                f"with stochastic rounding ({params.runs} runs with different random streams, thin lines); "

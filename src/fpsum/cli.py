@@ -11,9 +11,9 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 import numpy as np
 
@@ -51,29 +51,21 @@ def _method(name: str) -> Method:
     return name
 
 
-def _positive(what: str) -> type[int]:
-    class Positive(int):
-        def __new__(cls, text: str) -> Positive:
-            try:
-                value = int(text)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text!r}") from None
-            if value < 1:
-                raise argparse.ArgumentTypeError(f"{what} must be at least 1, got {value}")
-            return super().__new__(cls, value)
+def _whole(what: str, minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``, else an error that names ``what``."""
 
-    Positive.__name__ = what
-    return Positive
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a whole number, got {text!r}") from None
+        if value < minimum:
+            limit = "must not be negative" if minimum == 0 else f"must be at least {minimum}"
+            raise argparse.ArgumentTypeError(f"{what} {limit}, got {value}")
+        return value
 
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"seed must be a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"seed must not be negative, got {value}")
-    return value
+    parse.__name__ = what
+    return parse
 
 
 def parse_number(token: str) -> Fraction | float:
@@ -202,49 +194,55 @@ def command_formats(args: argparse.Namespace, out: TextIO) -> None:
                   f"{float(r['stall_point']):>9.0f}  {r['overflow']}\n")  # type: ignore[arg-type]
 
 
+def _command(commands: Any, name: str, summary: str, description: str, examples: list[str],
+             run: Callable[[argparse.Namespace, TextIO], None]) -> argparse.ArgumentParser:
+    """A subcommand with its help, its examples (line breaks kept) and ``--json``."""
+    command: argparse.ArgumentParser = commands.add_parser(
+        name, help=summary, description=description, epilog="example:\n  " + "\n  ".join(examples),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    command.add_argument("--json", action="store_true", help="print one JSON object")
+    command.set_defaults(run=run)
+    return command
+
+
+def _format_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--format", required=True, type=_format, help=f"one of {', '.join(FORMATS)}")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line: ``sum``, ``race`` and ``formats``, each with an example in its help."""
     parser = _Parser(prog="fpsum", description="Floating-point summation in low precision, bit for bit.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    raw = argparse.RawDescriptionHelpFormatter  # keeps the examples' line breaks
 
-    summing = commands.add_parser(
-        "sum", help="sum numbers in a format by a method", formatter_class=raw,
-        description="Read decimal numbers (separated by spaces or newlines) from FILE or standard input, "
-                    "round each to the format, sum them by the method, and print the result, the exact sum "
-                    "of the rounded inputs, and the absolute and relative error.",
-        epilog="example:\n  seq 1 5000 | fpsum sum --format fp16 --method naive\n"
-               "  fpsum sum data.txt --format bf16 --method kahan --json")
+    summing = _command(
+        commands, "sum", "sum numbers in a format by a method",
+        "Read decimal numbers (separated by spaces or newlines) from FILE or standard input, "
+        "round each to the format, sum them by the method, and print the result, the exact sum "
+        "of the rounded inputs, and the absolute and relative error.",
+        ["seq 1 5000 | fpsum sum --format fp16 --method naive",
+         "fpsum sum data.txt --format bf16 --method kahan --json"], command_sum)
     summing.add_argument("file", nargs="?", help="file of numbers (default: standard input, also '-')")
-    summing.add_argument("--format", required=True, type=_format, help=f"one of {', '.join(FORMATS)}")
+    _format_option(summing)
     summing.add_argument("--method", required=True, type=_method, help=f"one of {', '.join(METHODS)}")
-    summing.add_argument("--block", type=_positive("block size"), default=DEFAULT_BLOCK,
+    summing.add_argument("--block", type=_whole("block size", 1), default=DEFAULT_BLOCK,
                          help=f"block size of the blocked method (default {DEFAULT_BLOCK})")
-    summing.add_argument("--seed", type=_seed, default=0, help="seed of stochastic rounding (default 0)")
-    summing.add_argument("--json", action="store_true", help="print one JSON object")
-    summing.set_defaults(run=command_sum)
+    summing.add_argument("--seed", type=_whole("seed", 0), default=0, help="seed of stochastic rounding (default 0)")
 
-    racing = commands.add_parser(
-        "race", help="race every method on seeded inputs", formatter_class=raw,
-        description="Draw N seeded inputs, sum them by every method, and print each final total, "
-                    "the exact total, and where each method stalled.",
-        epilog="example:\n  fpsum race --format fp16 --inputs uniform\n"
-               "  fpsum race --format bf16 --inputs ones --n 1000 --json")
-    racing.add_argument("--format", required=True, type=_format, help=f"one of {', '.join(FORMATS)}")
+    racing = _command(
+        commands, "race", "race every method on seeded inputs",
+        "Draw N seeded inputs, sum them by every method, and print each final total, "
+        "the exact total, and where each method stalled.",
+        ["fpsum race --format fp16 --inputs uniform", "fpsum race --format bf16 --inputs ones --n 1000 --json"],
+        command_race)
+    _format_option(racing)
     racing.add_argument("--inputs", required=True, choices=INPUT_KINDS, help="kind of inputs")
-    racing.add_argument("--n", type=_positive("n"), default=8192, help="number of inputs (default 8192)")
-    racing.add_argument("--seed", type=_seed, default=0, help="seed of the inputs (default 0)")
-    racing.add_argument("--json", action="store_true", help="print one JSON object")
-    racing.set_defaults(run=command_race)
+    racing.add_argument("--n", type=_whole("n", 1), default=8192, help="number of inputs (default 8192)")
+    racing.add_argument("--seed", type=_whole("seed", 0), default=0, help="seed of the inputs (default 0)")
 
-    listing = commands.add_parser(
-        "formats", help="print the table of formats", formatter_class=raw,
-        description="Print every format: bits, precision p, exponent range, unit roundoff, largest "
-                    "finite value, smallest normal and subnormal, stall point for inputs in [0, 1), "
-                    "and how it overflows.",
-        epilog="example:\n  fpsum formats\n  fpsum formats --json")
-    listing.add_argument("--json", action="store_true", help="print one JSON object")
-    listing.set_defaults(run=command_formats)
+    _command(commands, "formats", "print the table of formats",
+             "Print every format: bits, precision p, exponent range, unit roundoff, largest "
+             "finite value, smallest normal and subnormal, stall point for inputs in [0, 1), "
+             "and how it overflows.", ["fpsum formats", "fpsum formats --json"], command_formats)
     return parser
 
 

@@ -291,11 +291,17 @@
     }
   }
 
-  if (typeof document$ !== "undefined" && document$.subscribe) {
-    document$.subscribe(onPage);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", onPage);
-  } else {
-    onPage();
-  }
+  /* Run a function on every page a reader sees: after each instant navigation of mkdocs-material
+     (its document$ observable), or once when the page is ready. race.js, loaded after this file,
+     uses it too. */
+  window.fpsumOnEveryPage = function (run) {
+    if (typeof document$ !== "undefined" && document$.subscribe) {
+      document$.subscribe(run);
+    } else if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", run);
+    } else {
+      run();
+    }
+  };
+  window.fpsumOnEveryPage(onPage);
 })();

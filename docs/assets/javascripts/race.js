@@ -1,4 +1,4 @@
-/* The animated race figures (built by scripts/figures/race.py): drawing, readout and controls.
+/* The animated race figures (built by the package scripts/figures/race): drawing, readout and controls.
  *
  * The figures animate with SMIL; this script
  * - draws each figure when it is needed: the page ships the drawing in a <template>, which
@@ -319,11 +319,5 @@
     });
   }
 
-  if (typeof document$ !== "undefined" && document$.subscribe) {
-    document$.subscribe(setUpPage);
-  } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", setUpPage);
-  } else {
-    setUpPage();
-  }
+  window.fpsumOnEveryPage(setUpPage); /* defined by mathjax-config.js, which loads first */
 })();
