@@ -17,6 +17,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, Response
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -48,6 +49,20 @@ VISIBLE_PROSE_JS = """() => {
   return parts.join(' ');
 }"""
 TEX_LEFT = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\[A-Za-z]{2,}")
+# mkdocs-material's search is ready: its web worker has indexed the site, and the (empty) search shows
+# its placeholder in place of "Initializing search".  From disk there is no search: browsers refuse
+# to start a worker for a file:// page.
+SEARCH_READY_JS = """() => {
+  const meta = document.querySelector('.md-search-result__meta');
+  const config = document.getElementById('__config');
+  if (!meta || !config || location.protocol === 'file:') return true;
+  return meta.textContent.trim() === JSON.parse(config.textContent).translations['search.result.placeholder'];
+}"""
+# Resolves once the page has rendered `count` more animation frames.
+FRAMES_JS = """(count) => new Promise(done => {
+  const next = () => (--count > 0 ? requestAnimationFrame(next) : done());
+  requestAnimationFrame(next);
+})"""
 
 
 def doc_pages() -> list[str]:
@@ -146,6 +161,17 @@ class Visit:
         """Until every formula on the page is typeset (at once if the page has none)."""
         self.page.wait_for_function(ALL_TYPESET_JS, timeout=TYPESET_TIMEOUT_MS)
 
+    def settle(self) -> None:
+        """Until the page has nothing left to load or run, so that even a late error has been recorded.
+
+        Every formula typeset (MathJax's worker is done), the search index
+        built (the search worker is done), and no request in flight for 500 ms
+        (images, the search index, MathJax's scripts).
+        """
+        self.wait_for_formulas()
+        self.page.wait_for_function(SEARCH_READY_JS, timeout=TYPESET_TIMEOUT_MS)
+        self.page.wait_for_load_state("networkidle")
+
     def tex_left(self) -> list[str]:
         """TeX a reader can see in the article (outside code): there should be none."""
         return TEX_LEFT.findall(self.page.evaluate(VISIBLE_PROSE_JS))
@@ -158,6 +184,30 @@ class Visit:
         self.context.close()
 
 
+def wait_until(page: Page, predicate: str, arg: Any = None, *, message: str, timeout_ms: float = 10_000) -> None:
+    """Until the JavaScript ``predicate`` (function of ``arg``, or expression) holds; else fail with ``message``."""
+    try:
+        page.wait_for_function(predicate, arg=arg, timeout=timeout_ms)
+    except PlaywrightTimeout:
+        raise AssertionError(f"{message} (still not after {timeout_ms / 1000:g} s)") from None
+
+
+def wait_for_clock(svg: Locator, past: float, *, message: str) -> None:
+    """Until the animation clock of the SVG ``svg`` has run past ``past`` seconds; else fail with ``message``."""
+    wait_until(svg.page, "([svg, past]) => svg.getCurrentTime() > past", [svg.element_handle(), past], message=message)
+
+
+def let_frames_pass(page: Page, count: int = 12) -> None:
+    """Let the page render ``count`` animation frames (12 take about 200 ms at 60 Hz), doing nothing else.
+
+    For the checks that something does *not* change (a paused clock, a figure
+    that must stand still): no event marks "nothing happened", so time has to
+    pass.  It is counted in rendered frames, the only moments an animation can
+    show a change.
+    """
+    page.evaluate(FRAMES_JS, count)
+
+
 def show(target: Locator) -> None:
     """Make the element visible: select the content tabs that hold it, then scroll it into view.
 
@@ -166,7 +216,8 @@ def show(target: Locator) -> None:
     target.evaluate(
         """(target) => {
           const blocks = [];
-          for (let block = target.closest('.tabbed-block'); block; block = block.parentElement.closest('.tabbed-block')) {
+          for (let block = target.closest('.tabbed-block'); block;
+               block = block.parentElement.closest('.tabbed-block')) {
             blocks.unshift(block);
           }
           for (const block of blocks) {

@@ -1,4 +1,10 @@
-"""Shared fixtures: the built site, a local server for it, Debian's chromium and a browser."""
+"""Shared fixtures: the built site, a local server for it, and Debian's chromium for pytest-playwright.
+
+The browser is pytest-playwright's ``browser`` fixture (one per worker for the
+whole run), launched on Debian's chromium by ``browser_type_launch_args`` below.
+The site and the repository copy are built once per test run, however many
+pytest-xdist workers use them (``once_per_run``).
+"""
 
 from __future__ import annotations
 
@@ -9,18 +15,70 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from filelock import FileLock
+from playwright.sync_api import Browser
+
+from browsing import CHROMIUM_ARGS, Visit
+from repocopy import BuiltCopy, build_copy, copy_repo
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "scripts"))
+BUILD_TIMEOUT_S = 600  # how long a worker waits for another worker's build
 
-from browsing import CHROMIUM_ARGS, Visit  # noqa: E402 (tests/ is on sys.path: pytest's rootdir conftest)
-from repocopy import BuiltCopy, build_copy, copy_repo  # noqa: E402
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The browser tests run on Debian's chromium only: pytest-playwright's ``--browser`` may not pick another."""
+    if set(config.getoption("--browser", default=None) or ["chromium"]) != {"chromium"}:
+        raise pytest.UsageError("the browser tests run on Debian's chromium only: leave out --browser")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Keep the layers apart: a test that uses the browser is marked ``browser``, and no other test is.
+
+    So ``-m "not browser"`` runs every test that needs no browser, and opens
+    none.  A test whose mark and fixtures disagree fails here, before its
+    fixtures are set up.
+    """
+    uses = "browser" in getattr(item, "fixturenames", ())
+    if uses and item.get_closest_marker("browser") is None:
+        pytest.fail("uses the browser but is not marked browser (-m 'not browser' would open one)", pytrace=False)
+    if not uses and item.get_closest_marker("browser") is not None:
+        pytest.fail("is marked browser but uses no browser: leave the mark off", pytrace=False)
+
+
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], str | None]) -> Path:
+    """The folder ``name`` of this test run, filled by ``build(folder)`` once, whichever worker asks first.
+
+    The run's temporary folder is shared by its pytest-xdist workers (each has
+    a subfolder of it).  The first worker to take the lock builds; the others
+    wait for the lock, then find the outcome beside the folder: ``name.done``,
+    or ``name.failed`` with what went wrong (``build`` returns the message, or
+    raises), which fails the fixture in every worker.
+    """
+    run = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        run = run.parent
+    folder, done, failed = run / name, run / f"{name}.done", run / f"{name}.failed"
+    with FileLock(run / f"{name}.lock", timeout=BUILD_TIMEOUT_S):
+        if not (done.exists() or failed.exists()):
+            folder.mkdir()
+            try:
+                problem = build(folder)
+            except Exception:
+                problem = traceback.format_exc()
+            if problem:
+                failed.write_text(problem)
+            else:
+                done.write_text("built\n")
+    if failed.exists():
+        pytest.fail(f"{name}: {failed.read_text()}", pytrace=False)
+    return folder
 
 
 def build_site(target: Path) -> subprocess.CompletedProcess[str]:
@@ -34,11 +92,13 @@ def build_site(target: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once per test session into a temporary folder."""
-    target = tmp_path_factory.mktemp("site")
-    result = build_site(target)
-    assert result.returncode == 0, f"strict build failed:\n{result.stderr[-4000:]}"
-    return target
+    """The site, built once per test run into a temporary folder (shared by the pytest-xdist workers)."""
+
+    def build(target: Path) -> str | None:
+        result = build_site(target)
+        return None if result.returncode == 0 else f"strict build failed:\n{result.stderr[-4000:]}"
+
+    return once_per_run(tmp_path_factory, "site", build)
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -66,17 +126,14 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
-def browser(chromium_path: str) -> Iterator[Browser]:
-    """Debian's chromium driven by Playwright, one per test module (each test opens its own context).
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any], chromium_path: str) -> dict[str, Any]:
+    """pytest-playwright's launch options (``--headed``, ``--slowmo``) on Debian's chromium, never a download.
 
-    Not one per session: Playwright's sync API runs one instance at a time in
-    a thread, and other modules start their own.
+    pytest-playwright's ``browser`` fixture, one per worker for the whole run,
+    is launched with these (each test opens its own context).
     """
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
-        yield launched
-        launched.close()
+    return {**browser_type_launch_args, "executable_path": chromium_path, "args": CHROMIUM_ARGS}
 
 
 @pytest.fixture(scope="module")
@@ -102,30 +159,15 @@ def opened(browser: Browser, site_url: str) -> Iterator[Callable[[str], Visit]]:
 
 @pytest.fixture(scope="session")
 def built_copy(tmp_path_factory: pytest.TempPathFactory) -> BuiltCopy:
-    """A copy of the repository, built once from an empty figure cache (which it then holds).
+    """A copy of the repository, built once per test run from an empty figure cache (which it then holds)."""
 
-    Made once per test run even when pytest-xdist spreads its users over
-    several workers: the first worker to get here builds, the others wait.
-    """
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = base.parent  # this run's folder, shared by its workers
-    built = BuiltCopy(repo=base / "copy-repo", site=base / "copy-site-cold")
-    done, failed = base / "copy.done", base / "copy.failed"
-    try:
-        os.close(os.open(base / "copy.lock", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:
-        deadline = time.monotonic() + 600
-        while not (done.exists() or failed.exists()) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert done.exists(), failed.read_text() if failed.exists() else "the copy was not built in 10 minutes"
-        return built
-    built.repo.mkdir()
-    copy_repo(built.repo)
-    assert not (built.repo / ".cache").exists()
-    result = build_copy(built.repo, built.site)
-    if result.returncode != 0:
-        failed.write_text(f"strict build of the copy failed:\n{result.stderr[-4000:]}")
-        pytest.fail(failed.read_text())
-    done.write_text("built\n")
-    return built
+    def build(folder: Path) -> str | None:
+        built = BuiltCopy(repo=folder / "repo", site=folder / "site-cold")
+        built.repo.mkdir()
+        copy_repo(built.repo)
+        assert not (built.repo / ".cache").exists()
+        result = build_copy(built.repo, built.site)
+        return None if result.returncode == 0 else f"strict build of the copy failed:\n{result.stderr[-4000:]}"
+
+    folder = once_per_run(tmp_path_factory, "copy", build)
+    return BuiltCopy(repo=folder / "repo", site=folder / "site-cold")

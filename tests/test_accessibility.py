@@ -15,10 +15,20 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
-from browsing import Visit, all_pages, built_html, draw_every_race, first_tabs, has_races, set_scheme, show
+from browsing import (
+    Visit,
+    all_pages,
+    built_html,
+    draw_every_race,
+    first_tabs,
+    has_races,
+    set_scheme,
+    show,
+    wait_for_clock,
+)
 from htmlscan import Page as HtmlPage
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = pytest.mark.xdist_group("site")  # each test that opens a page is marked browser
 
 PAGES = all_pages()
 Opened = Callable[[str], Visit]
@@ -46,6 +56,7 @@ def violations(axe: Axe, page: Page) -> list[str]:
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_axe_finds_no_violation_in_either_palette(opened: Opened, axe: Axe, name: str) -> None:
     visit = opened(name)
     page = visit.page
@@ -106,10 +117,13 @@ FOCUS_JS = """() => {
   const strip = el.closest('.tabbed-set');
   if (strip && el.matches('input')) near.push(strip.querySelector(':scope > .tabbed-labels'));
   const race = el.closest('.race');
-  if (!el.hasAttribute('data-tab-stop')) el.setAttribute('data-tab-stop', String(++window.__tabStops || (window.__tabStops = 1)));
+  if (!el.hasAttribute('data-tab-stop')) {
+    el.setAttribute('data-tab-stop', String(++window.__tabStops || (window.__tabStops = 1)));
+  }
   return {
     stop: el.getAttribute('data-tab-stop'),
-    what: el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ').join('.') : '')
+    what: el.tagName.toLowerCase()
+          + (el.className && typeof el.className === 'string' ? '.' + el.className.split(' ').join('.') : '')
           + ' ' + (el.getAttribute('href') || el.textContent.trim().slice(0, 30)),
     focusVisible: el.matches(':focus-visible'),
     indicator: near.some(shows),
@@ -138,6 +152,7 @@ def tab_round(page: Page) -> list[dict[str, object]]:
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_keyboard_focus_is_always_visible(opened: Opened, name: str) -> None:
     visit = opened(name)
     settle(visit)
@@ -148,6 +163,7 @@ def test_keyboard_focus_is_always_visible(opened: Opened, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_keyboard_reaches_and_operates_every_race_control(browser: Browser, site_url: str, site_dir: Path,
                                                           name: str) -> None:
     """Tab reaches each race's Pause and Restart; Enter and Space work them, with the focus in sight.
@@ -172,7 +188,8 @@ def test_keyboard_reaches_and_operates_every_race_control(browser: Browser, site
             show(race)
             page.wait_for_function(f"!document.getElementById('{race_id}').hasAttribute('data-race-waiting')")
             # Start from the race's tab strip (the selected tab's radio input), if it is in tabs.
-            race.evaluate("r => { const s = r.closest('.tabbed-set'); if (s) s.querySelector(':scope > input:checked').focus(); }")
+            race.evaluate("r => { const s = r.closest('.tabbed-set');"
+                          " if (s) s.querySelector(':scope > input:checked').focus(); }")
             for _ in range(len(stops) + 2):
                 page.keyboard.press("Tab")
                 focused = page.evaluate(FOCUS_JS)
@@ -187,7 +204,7 @@ def test_keyboard_reaches_and_operates_every_race_control(browser: Browser, site
             assert race.locator("[data-race-action=pause]").inner_text() == "Play"
             page.keyboard.press("Space")
             assert not svg.evaluate("s => s.animationsPaused()"), f"{race_id}: Space on Play does not play"
-            page.wait_for_timeout(200)
+            wait_for_clock(svg, 0.2, message=f"{race_id}: the clock does not run")  # Restart must have a way to go back
             page.keyboard.press("Tab")
             focused = page.evaluate(FOCUS_JS)
             assert focused["action"] == "restart" and focused["focusVisible"] and focused["indicator"], race_id
@@ -199,6 +216,7 @@ def test_keyboard_reaches_and_operates_every_race_control(browser: Browser, site
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_keyboard_switches_tabs_and_palette(opened: Opened, site_dir: Path, name: str) -> None:
     visit = opened(name)
     page = visit.page

@@ -18,12 +18,25 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from browsing import (
-    ALL_RACES_READY_JS, NOT_FOUND_PAGE, Visit, all_pages, built_html, doc_pages, draw_every_race, first_tabs,
-    has_formulas, has_races, set_scheme, show, sitemap_pages,
+    ALL_RACES_READY_JS,
+    NOT_FOUND_PAGE,
+    Visit,
+    all_pages,
+    built_html,
+    doc_pages,
+    draw_every_race,
+    first_tabs,
+    has_formulas,
+    has_races,
+    let_frames_pass,
+    set_scheme,
+    show,
+    sitemap_pages,
+    wait_for_clock,
 )
 from htmlscan import Page as HtmlPage
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = pytest.mark.xdist_group("site")  # each test that opens a page is marked browser
 
 PAGES = all_pages()
 Opened = Callable[[str], Visit]
@@ -68,6 +81,7 @@ def test_the_pages_tested_are_the_pages_built(site_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_page_loads_cleanly_and_typesets_every_formula(opened: Opened, site_dir: Path, name: str) -> None:
     """No console error, no failed or outside request; every formula typeset, no TeX left in sight."""
     visit = opened(name)
@@ -76,7 +90,7 @@ def test_page_loads_cleanly_and_typesets_every_formula(opened: Opened, site_dir:
     if formulas:
         assert visit.page.locator(".arithmatex mjx-container svg").count() >= formulas
     assert visit.tex_left() == []
-    visit.page.wait_for_timeout(200)  # late errors: images, workers, typesetting
+    visit.settle()  # late errors: images, workers, typesetting
     assert visit.problems() == []
 
 
@@ -98,6 +112,7 @@ def serve_sitemap_as_if_deployed(page: Page, site_dir: Path, site_url: str) -> N
 
 
 @pytest.mark.parametrize("name", doc_pages())
+@pytest.mark.browser
 def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_url: str, site_dir: Path,
                                                       name: str) -> None:
     """Clicking a nav link swaps the page without a reload; MathJax still typesets every formula.
@@ -136,6 +151,7 @@ def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_ur
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_every_race_plays_pauses_and_restarts(browser: Browser, site_url: str, site_dir: Path, name: str) -> None:
     if not has_races(site_dir, name):
         return
@@ -154,18 +170,18 @@ def test_every_race_plays_pauses_and_restarts(browser: Browser, site_url: str, s
             assert svg.is_visible() and pause.is_visible() and restart.is_visible(), race_id
             page.wait_for_function(f"!document.getElementById('{race_id}').hasAttribute('data-race-waiting')")
             t0 = svg.evaluate("s => s.getCurrentTime()")
-            page.wait_for_timeout(150)
-            assert svg.evaluate("s => s.getCurrentTime()") > t0, f"{race_id}: the animation does not run"
+            wait_for_clock(svg, t0, message=f"{race_id}: the animation does not run")
             pause.click()
             assert svg.evaluate("s => s.animationsPaused()"), f"{race_id}: Pause does not pause"
             assert pause.inner_text() == "Play"
             frozen = svg.evaluate("s => s.getCurrentTime()")
-            page.wait_for_timeout(200)
+            let_frames_pass(page)  # paused, the clock stands still while frames go by
             assert svg.evaluate("s => s.getCurrentTime()") == pytest.approx(frozen, abs=1e-3), race_id
             pause.click()
             assert not svg.evaluate("s => s.animationsPaused()"), f"{race_id}: Play does not resume"
             assert pause.inner_text() == "Pause"
-            page.wait_for_timeout(150)
+            # Playing again, until Restart has at least half a second to go back.
+            wait_for_clock(svg, max(frozen + 0.05, 0.5), message=f"{race_id}: Play does not set the clock going")
             before = svg.evaluate("s => s.getCurrentTime()")
             restart.click()
             after = svg.evaluate("s => s.getCurrentTime()")
@@ -180,6 +196,7 @@ NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_with_reduced_motion_every_race_shows_its_final_frame_and_stands_still(
         browser: Browser, site_url: str, site_dir: Path, name: str) -> None:
     if not has_races(site_dir, name):
@@ -213,7 +230,7 @@ def test_with_reduced_motion_every_race_shows_its_final_frame_and_stands_still(
             assert {inputs, exact} <= shown, f"{race_id}: the still frame is not the final one: {shown}"
             assert shown <= set(NUMBER.findall(state["title"] + state["desc"])), race_id
             first = race.locator("svg").first.screenshot()
-            page.wait_for_timeout(300)
+            let_frames_pass(page, 18)  # about 300 ms: a running animation would show a change
             assert race.locator("svg").first.screenshot() == first, f"{race_id} moves"
         assert fresh.problems() == []
     finally:
@@ -224,6 +241,7 @@ def test_with_reduced_motion_every_race_shows_its_final_frame_and_stands_still(
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_every_tab_switches(opened: Opened, site_dir: Path, name: str) -> None:
     if "tabbed-set" not in built_html(site_dir, name):
         return
@@ -259,13 +277,14 @@ def palette_state(page: Page) -> dict[str, object]:
           imageFigures: new Set([...document.querySelectorAll('figure img[src*="#only-"]')]
             .map(img => img.closest('figure'))).size,
           races: [...document.querySelectorAll('.race svg')].map(svg => {
-            const line = svg.querySelector('path[style*="--race-naive"]') || svg.querySelector('path[style*="--race-"]');
+            const line = svg.querySelector('path[style*="--look-naive"]');
             return getComputedStyle(line).stroke;
           }),
         })"""))
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_palette_toggle_switches_every_figure_to_its_dark_variant(opened: Opened, name: str) -> None:
     visit = opened(name)
     page = visit.page
@@ -276,10 +295,10 @@ def test_palette_toggle_switches_every_figure_to_its_dark_variant(opened: Opened
         assert light["scheme"] == "default"
         images = light["images"]
         assert isinstance(images, list) and len(images) == light["imageFigures"]
-        assert all(src.endswith("-light.svg#only-light") for src in images), images
+        assert all(src.endswith(".svg#only-light") for src in images), images
         set_scheme(page, "slate")
         dark = palette_state(page)
-        assert dark["images"] == [src.replace("-light.svg#only-light", "-dark.svg#only-dark") for src in images]
+        assert dark["images"] == [src.replace(".svg#only-light", "-dark.svg#only-dark") for src in images]
         races = list(zip(light["races"], dark["races"]))  # type: ignore[call-overload]
         assert all(before != after for before, after in races), f"a race keeps its colours: {races}"
         for figure in page.locator("figure img[src*='#only-dark']").all():
@@ -307,6 +326,7 @@ def test_every_download_link_resolves(site_url: str, site_dir: Path, name: str) 
 
 
 @pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
 def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: Opened, name: str) -> None:
     visit = opened(name)
     page = visit.page
@@ -343,13 +363,15 @@ def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: O
 # ---------------------------------------------------------------- the accumulation-error page in detail
 
 
+@pytest.mark.browser
 def test_loads_without_console_errors_or_remote_requests(visit: Visit) -> None:
     wait_for_mathjax(visit.page)
-    visit.page.wait_for_timeout(500)
+    visit.settle()  # late errors and requests: images, workers
     assert visit.errors == []
     assert visit.outside == []
 
 
+@pytest.mark.browser
 def test_mathjax_typesets_every_formula(visit: Visit) -> None:
     wait_for_mathjax(visit.page)
     visible = visit.page.evaluate("document.querySelector('article').innerText")
@@ -357,6 +379,7 @@ def test_mathjax_typesets_every_formula(visit: Visit) -> None:
     assert visit.page.locator("mjx-container svg").count() >= 6
 
 
+@pytest.mark.browser
 def test_race_animation_plays_and_its_pause_control_works(visit: Visit) -> None:
     race = visit.page.locator("#race-fp16-uniform")
     race.scroll_into_view_if_needed()
@@ -364,7 +387,7 @@ def test_race_animation_plays_and_its_pause_control_works(visit: Visit) -> None:
     assert svg.is_visible()
     visit.page.wait_for_function("!document.getElementById('race-fp16-uniform').hasAttribute('data-race-waiting')")
     t0 = svg.evaluate("s => s.getCurrentTime()")
-    visit.page.wait_for_timeout(400)
+    wait_for_clock(svg, t0, message="the animation clock does not run")
     t1 = svg.evaluate("s => s.getCurrentTime()")
     assert t1 > t0, "the animation clock runs"
     pause = race.locator("[data-race-action=pause]")
@@ -372,15 +395,16 @@ def test_race_animation_plays_and_its_pause_control_works(visit: Visit) -> None:
     pause.click()
     assert svg.evaluate("s => s.animationsPaused()")
     frozen = svg.evaluate("s => s.getCurrentTime()")
-    visit.page.wait_for_timeout(400)
+    let_frames_pass(visit.page, 24)  # about 400 ms: paused, the clock stands still while frames go by
     assert svg.evaluate("s => s.getCurrentTime()") == pytest.approx(frozen, abs=1e-3)
     pause.click()
     assert not svg.evaluate("s => s.animationsPaused()")
-    visit.page.wait_for_timeout(1500)
+    wait_for_clock(svg, max(frozen, 1.5), message="Play does not set the clock going")  # so that Restart shows
     race.locator("[data-race-action=restart]").click()
     assert svg.evaluate("s => s.getCurrentTime()") < 1.0
 
 
+@pytest.mark.browser
 def test_tabs_switch_format_and_inputs(visit: Visit) -> None:
     page = visit.page
     assert page.locator("#race-fp16-uniform").is_visible()

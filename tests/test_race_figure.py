@@ -420,13 +420,18 @@ def test_the_page_fragment_draws_the_inline_svg() -> None:
 
 def test_race_js_wires_what_the_html_promises() -> None:
     js = JS_FILE.read_text()
-    for needed in ("document$", "DOMContentLoaded", "pauseAnimations", "unpauseAnimations", "setCurrentTime",
+    # Set up on every page (instant navigation included) through the helper the page script defines.
+    page_js = PAGE_JS_FILE.read_text()
+    assert "window.fpsumOnEveryPage(setUpPage)" in js
+    assert all(needed in page_js for needed in ("window.fpsumOnEveryPage = ", "document$", "DOMContentLoaded"))
+    for needed in ("pauseAnimations", "unpauseAnimations", "setCurrentTime",
                    ".tabbed-set", 'data-race-action', '"pause"', '"restart"', "data-race-duration",
                    "data-race-clock", "data-race-frames", "prefers-reduced-motion"):
         assert needed in js, needed
     node = shutil.which("node")
     if node:
-        subprocess.run([node, "--check", str(JS_FILE)], check=True)
+        for script in (PAGE_JS_FILE, JS_FILE):
+            subprocess.run([node, "--check", str(script)], check=True)
 
 
 # ---------------------------------------------------------------- in a browser
