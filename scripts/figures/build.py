@@ -16,6 +16,7 @@ from . import (
     blocked,
     error_vs_n,
     formats_table,
+    kahan_limits,
     looks_css,
     neumaier,
     numbers,
@@ -23,6 +24,7 @@ from . import (
     site_info,
     snippets,
     spacing,
+    stagnation,
     stochastic_race,
 )
 from .cache import REPO, cache_key, lookup, packages_digest, store
@@ -30,8 +32,8 @@ from .contract import NUMBERS_PATH, flatten
 from .errors import located
 from .record import Built, Record
 
-BUILDERS = (races, error_vs_n, formats_table, spacing, neumaier, stochastic_race, blocked, numbers, snippets,
-            site_info, looks_css)
+BUILDERS = (races, error_vs_n, stagnation, kahan_limits, formats_table, spacing, neumaier, stochastic_race, blocked,
+            numbers, snippets, site_info, looks_css)
 """Every builder module; the order is the order of the records in messages and in ``numbers.json``."""
 
 

@@ -62,6 +62,14 @@ LOOKS: dict[str, Look] = {
 }
 """Every method of the model and the exact total; ``LOOKS[m].label`` is what legends say."""
 
+INPUT_LOOKS: dict[str, Look] = {
+    "uniform": Look("uniform [0, 1)", "#37474f", "#cfd8dc", (), 2.0, "circle"),
+    "squares": Look("squares of uniform", "#c2185b", "#f48fb1", (3.0, 1.5), 2.0, "square"),
+    "exp": Look("exp(−3U)", "#bf360c", "#ffab91", (1.0, 1.5), 2.2, "triangle"),
+    "constant": Look("one constant", "#827717", "#e6ee9c", (6.0, 2.0, 1.0, 2.0), 2.0, "diamond"),
+}
+"""Where a figure compares kinds of input under one method, one look per kind (never a method's colour)."""
+
 
 @dataclass(frozen=True)
 class Palette:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -71,16 +70,12 @@ def build_library(record_id: str, params: LibraryParams) -> Built:
 def build_bounds(record_id: str, params: BoundsParams) -> Built:
     """``n``, and per format the relative error bounds at ``n``.
 
-    They are ``naive``, ``pairwise``, ``kahan`` and ``sqrt`` (√n·u, the size for random data).
+    They are ``naive``, ``pairwise``, ``kahan`` (first-order terms) and ``sqrt``, √n·u: the
+    probabilistic bound with its constant set to 1, not a typical size.
     """
     n = params.n
     numbers: dict[str, str | dict[str, str]] = {"n": number(n)}
     for name in params.formats:
-        u = fpsum.get_format(name).unit_roundoff
-        numbers[name] = {
-            "naive": significant((n - 1) * u),
-            "pairwise": significant(math.ceil(math.log2(n)) * u),
-            "kahan": significant(2 * u),
-            "sqrt": significant(math.sqrt(n) * u),
-        }
+        bounds = fpsum.first_order_bounds(n, fpsum.get_format(name))
+        numbers[name] = {which: significant(value) for which, value in bounds.items()}
     return Built(files={}, numbers=numbers)

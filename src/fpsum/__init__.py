@@ -3,6 +3,7 @@
 Pure and deterministic: no I/O, no plotting; the same seed gives the same bits.
 """
 
+from .bounds import first_order_bounds, gamma
 from .exact import exact_running, exact_sum
 from .formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, get_format
 from .inputs import INPUT_KINDS, INPUT_LABELS, InputKind, make_inputs
@@ -21,4 +22,5 @@ __all__ = [
     "add_exact", "round_exact", "to_format",
     "Sweep", "log_grid", "run_sweep",
     "exact_running", "exact_sum",
+    "first_order_bounds", "gamma",
 ]

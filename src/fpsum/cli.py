@@ -82,18 +82,36 @@ def parse_number(token: str) -> Fraction | float:
     return value
 
 
-def read_numbers(stream: TextIO, source: str) -> list[Fraction | float]:
-    """Every whitespace-separated number in ``stream``; ``UsageError`` names the first bad one."""
-    numbers: list[Fraction | float] = []
+def read_numbers(stream: TextIO, source: str, fmt: Format) -> list[float]:
+    """Every whitespace-separated number in ``stream``, rounded exactly to ``fmt``; ``UsageError`` names a bad one.
+
+    A token seen before is not parsed again: ``yes 0.3 | head -n 100000``
+    costs one exact rounding, not a hundred thousand.
+    """
+    numbers: list[float] = []
+    rounded: dict[str, float] = {}
     for line_number, line in enumerate(stream, start=1):
         for token in line.split():
-            try:
-                numbers.append(parse_number(token))
-            except (ValueError, ZeroDivisionError):
-                raise UsageError(f"{source}: line {line_number}: {token!r} is not a number") from None
+            value = rounded.get(token)
+            if value is None:
+                try:
+                    value = rounded[token] = round_exact(parse_number(token), fmt)
+                except (ValueError, ZeroDivisionError):
+                    raise UsageError(f"{source}: line {line_number}: {token!r} is not a number") from None
+            numbers.append(value)
     if not numbers:
         raise UsageError(f"{source}: no numbers to sum")
     return numbers
+
+
+def _exact(values: list[float]) -> Fraction:
+    """The exact sum of finite floats, as a Fraction: integer numerators over one power-of-two denominator.
+
+    Much faster than adding Fractions one by one (no gcd at every step).
+    """
+    ratios = [v.as_integer_ratio() for v in values]
+    denominator = max((d for _, d in ratios), default=1)  # every d is a power of two
+    return Fraction(sum(n * (denominator // d) for n, d in ratios), denominator)
 
 
 def _json_value(value: float) -> float | str:
@@ -114,7 +132,7 @@ def _exact_and_errors(rounded: list[float], result: float) -> tuple[float, float
         infinite = math.nan if len(infinities) == 2 else infinities.pop()
         same = result == infinite
         return infinite, (0.0 if same else math.nan), (0.0 if same else math.nan)
-    exact = sum((Fraction(v) for v in rounded), Fraction(0))
+    exact = _exact(rounded)
     if math.isnan(result):
         return float(exact), math.nan, math.nan
     if math.isinf(result):
@@ -129,16 +147,15 @@ def command_sum(args: argparse.Namespace, out: TextIO) -> None:
     """``fpsum sum``: read numbers, round them to the format, sum them by the method, print result and errors."""
     fmt: Format = args.format
     if args.file in (None, "-"):
-        numbers = read_numbers(sys.stdin, "<stdin>")
+        rounded = read_numbers(sys.stdin, "<stdin>", fmt)
     else:
         try:
             with open(args.file, encoding="utf-8") as handle:
-                numbers = read_numbers(handle, args.file)
+                rounded = read_numbers(handle, args.file, fmt)
         except OSError as error:
             raise UsageError(f"{args.file}: cannot read: {error.strerror or error}") from None
         except UnicodeDecodeError:
             raise UsageError(f"{args.file}: not a text file (UTF-8)") from None
-    rounded = [round_exact(v, fmt) for v in numbers]
     values = np.array(rounded, dtype=np.float64).astype(fmt.dtype)  # exact: already in the format
     result = float(total(args.method, values, fmt, block=args.block, seed=args.seed))
     exact, abs_error, rel_error = _exact_and_errors(rounded, result)

@@ -109,6 +109,19 @@ class Format:
         _, exponent = math.frexp(abs(value))  # |value| = m * 2**exponent, m in [0.5, 1)
         return 2.0 ** (max(exponent - 1, self.emin) - self.precision + 1)
 
+    def ulps(self, values: np.ndarray) -> np.ndarray:
+        """:meth:`ulp` of every element, as float64 of the same shape (0 and -0 give the smallest subnormal).
+
+        ``ValueError`` if any element is infinite or NaN.
+        """
+        values = np.asarray(values, dtype=np.float64)
+        if not np.isfinite(values).all():
+            raise ValueError("ulp of a non-finite value is undefined")
+        _, exponent = np.frexp(np.abs(values))  # |value| = m * 2**exponent, m in [0.5, 1)
+        binade = np.where(values == 0, self.emin, np.maximum(exponent - 1, self.emin))
+        gaps: np.ndarray = np.exp2(binade - self.precision + 1).astype(np.float64)
+        return gaps
+
 
 def _ieee(name: str, label: str, bits: int, precision: int, emax: int, dtype: type) -> Format:
     """An IEEE-style format: infinities, emin = 1 - emax, all-ones significand finite."""

@@ -16,13 +16,15 @@ import numpy as np
 from .formats import Format
 from .rounding import to_format
 
-InputKind = Literal["uniform", "ones", "normal"]
+InputKind = Literal["uniform", "ones", "normal", "squares", "exp"]
 INPUT_KINDS: tuple[InputKind, ...] = get_args(InputKind)
 
 INPUT_LABELS: dict[InputKind, str] = {
     "uniform": "uniform [0, 1)",
     "ones": "all ones",
     "normal": "± normal",
+    "squares": "squares of uniform [0, 1)",
+    "exp": "exp(−3U), U uniform [0, 1)",
 }
 
 
@@ -31,7 +33,11 @@ def make_inputs(kind: InputKind, n: int, fmt: Format, seed: int = 0, trials: int
 
     ``uniform`` draws from [0, 1) (a draw just below 1 may round up to 1.0 in
     a narrow format); ``ones`` is all 1.0; ``normal`` is standard normal, both
-    signs.  No NaN, inf or -0.0 is ever produced.  ``n`` must be at least 1.
+    signs.  Two skewed kinds of one sign: ``squares``, the square of a uniform
+    draw (most inputs small, a few near 1), and ``exp``, exp(-3U) for uniform U
+    (the terms of a softmax denominator over logits spread by 3; in (e^-3, 1]).
+    No NaN, inf or -0.0 is ever produced (a tiny square may round to +0.0).
+    ``n`` must be at least 1.
     """
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
@@ -62,6 +68,10 @@ def _draw(kind: InputKind, shape: tuple[int, ...], rng: np.random.Generator, fmt
         drawn = np.ones(shape)
     elif kind == "normal":
         drawn = rng.standard_normal(shape)
+    elif kind == "squares":
+        drawn = rng.random(shape) ** 2
+    elif kind == "exp":
+        drawn = np.exp(-3.0 * rng.random(shape))
     else:
         raise ValueError(f"unknown input kind {kind!r} (known: {', '.join(INPUT_KINDS)})")
     return to_format(drawn, fmt)

@@ -1,0 +1,224 @@
+"""Where Kahan's compensation stops being within one ulp: long sums of one sign, in the format.
+
+Kahan's bound is (2u + O(n u^2)) Σ|x_i|.  The second term is negligible
+while n u is small and real once n u passes 1 (n beyond 2^p).  This record
+draws Kahan's error in ulps against n in BF16 for inputs of one sign and
+computes the page's counterexamples.
+
+Numbers of record ``kahan-limits``:
+
+- ``bf16_long``, ``bf16_short``, ``fp16_long``: a constant input summed n
+  times (``value``, ``n``, ``kahan``, ``exact``, ``ulps``, ``percent``), each
+  reproduced by ``yes <value> | head -n <n> | fpsum sum --format <f> --method kahan``;
+- ``reliable``: per format (``fp16``, ``bf16``), ``n_max`` and ``worst``, the
+  largest error in ulps over every constant input in [1/2, 1) and every n up
+  to n_max = 2^(p+2);
+- ``random``: ``n`` and ``trials``, and per input kind (``uniform``,
+  ``squares``, ``exp``) in BF16 over those seeded trials, ``worst`` (ulps)
+  and ``share`` (per cent of trials beyond one ulp);
+- ``constant``: the figure's constant ``value``, the first n at which its
+  Kahan sum is more than one ulp off (``first_beyond``) and n·u there (``nu``);
+- ``fp8``: E5M2, ``n`` uniform inputs, the median relative error in per cent
+  of ``kahan`` and ``pairwise`` over ``trials`` trials.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+import fpsum
+
+from .contract import FigureFiles, NestedNumbers
+from .html import static_fragment
+from .input_lines import input_line
+from .looks import Palette
+from .mpl import render
+from .record import Built, Record
+from .text import number, significant
+
+SIZE = (7.0, 4.2)
+KINDS = ("uniform", "squares", "exp", "constant")
+
+
+@dataclass(frozen=True)
+class KahanLimitsParams:
+    """The figure's format, constant, length and trials; the counterexamples; the FP8 check."""
+
+    format: str = "bf16"
+    constant: float = 0.875
+    n_max: int = 2**16
+    trials: int = 16
+    seed: int = 0
+    cases: tuple[tuple[str, str, float, int], ...] = (
+        ("bf16_long", "bf16", 0.875, 2**16),
+        ("bf16_short", "bf16", 0.4140625, 8192),
+        ("fp16_long", "fp16", 0.0302886962890625, 2**19),
+    )
+    fp8_n: int = 256
+
+    def __post_init__(self) -> None:
+        for _, name, value, n in self.cases:
+            fmt = fpsum.get_format(name)
+            if float(fpsum.to_format(np.float64(value), fmt)) != value or n < 2:
+                raise ValueError(f"the counterexample {value} x {n} is not exact in {fmt.label}")
+        if self.n_max < 2 or self.trials < 1:
+            raise ValueError(f"invalid Kahan-limits parameters: {self}")
+
+
+def records() -> list[Record]:
+    """The Kahan-limits figure and the counterexamples the pages quote."""
+    return [Record("kahan-limits", KahanLimitsParams(), build)]
+
+
+def ulps_off(totals: np.ndarray, exact: np.ndarray, fmt: fpsum.Format) -> np.ndarray:
+    """|total - exact| in ulps of the format at the exact value rounded to the format."""
+    nearest = fpsum.to_format(exact, fmt).astype(np.float64)
+    off: np.ndarray = np.abs(totals.astype(np.float64) - exact) / fmt.ulps(nearest)
+    return off
+
+
+def draw_inputs(kind: str, params: KahanLimitsParams, n: int, trials: int) -> np.ndarray:
+    """``trials`` rows of ``n`` inputs of ``kind`` in the figure's format (``constant``: the params' constant)."""
+    fmt = fpsum.get_format(params.format)
+    if kind == "constant":
+        return fpsum.to_format(np.full((trials, n), params.constant), fmt)
+    return fpsum.make_inputs(kind, n, fmt, params.seed, trials=trials)  # type: ignore[arg-type]
+
+
+def first_beyond_one_ulp(params: KahanLimitsParams) -> int:
+    """The smallest n at which Kahan's sum of n copies of the constant is more than one ulp off; 0 if none is."""
+    fmt = fpsum.get_format(params.format)
+    values = draw_inputs("constant", params, params.n_max, 1)[0]
+    exact = fpsum.exact_running(values, np.arange(1, values.size + 1))
+    off = ulps_off(fpsum.running_totals("kahan", values, fmt), exact, fmt)
+    beyond = np.nonzero(off > 1)[0]
+    return int(beyond[0]) + 1 if beyond.size else 0
+
+
+def curves(params: KahanLimitsParams) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """On a log grid of n, per kind, the median over the trials of the worst error in ulps of any sum of up to n inputs.
+
+    The worst so far, not the error at n: a single sum can land exactly on
+    the truth by luck, which says nothing about the next one.
+    """
+    fmt = fpsum.get_format(params.format)
+    ns = fpsum.log_grid(params.n_max, per_octave=4)
+    every = np.arange(1, params.n_max + 1)
+    out = {}
+    for kind in KINDS:
+        values = draw_inputs(kind, params, params.n_max, 1 if kind == "constant" else params.trials)
+        kahan = fpsum.running_totals("kahan", values, fmt)
+        worst = np.maximum.accumulate(ulps_off(kahan, fpsum.exact_running(values, every), fmt), axis=-1)
+        out[kind] = np.median(worst[:, ns - 1], axis=0)
+    return ns, out
+
+
+def draw(ns: np.ndarray, ulps: dict[str, np.ndarray], params: KahanLimitsParams, palette: Palette) -> Figure:
+    """The figure in one palette; the caller saves and closes it."""
+    fmt = fpsum.get_format(params.format)
+    fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
+    for kind in KINDS:
+        label = None if kind != "constant" else f"constant {number(params.constant)}"
+        kwargs = {"label": label} if label else {}
+        input_line(ax, kind, ns, np.maximum(ulps[kind], 1e-3), palette, zorder=3, **kwargs)
+    ax.axhline(1.0, color=palette.muted, lw=1, ls="--")
+    ax.annotate("one ulp", (ns[0], 1.0), xytext=(4, 4), textcoords="offset points", fontsize=8, color=palette.muted)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlim(ns[0], ns[-1])
+    ax.set_ylim(1e-3, None)
+    ax.set_xlabel(f"n, number of inputs summed ({fmt.label}, Kahan, every operation in {fmt.label})")
+    ax.set_ylabel("worst error so far, in ulps of the exact total")
+    ax.grid(True, color=palette.grid, lw=0.6)
+    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    return fig
+
+
+def counterexamples(params: KahanLimitsParams) -> dict[str, dict[str, str]]:
+    """Each constant case: the Kahan total, the exact one, the distance in ulps and per cent, the command."""
+    out = {}
+    for key, name, value, n in params.cases:
+        fmt = fpsum.get_format(name)
+        values = fpsum.to_format(np.full(n, value), fmt)
+        kahan = float(fpsum.total("kahan", values, fmt))
+        exact = float(fpsum.exact_sum(values))
+        out[key] = {
+            "value": repr(value), "n": number(n), "format": fmt.label,
+            "kahan": number(kahan), "exact": number(exact),
+            "ulps": number(float(ulps_off(np.array([kahan]), np.array([exact]), fmt)[0]), 1),
+            "percent": significant(100 * abs(kahan - exact) / exact),
+            "command": f"yes {value!r} | head -n {n} | fpsum sum --format {name} --method kahan",
+        }
+    return out
+
+
+def reliable(fmt: fpsum.Format) -> dict[str, str]:
+    """The worst error in ulps over every constant input in [1/2, 1) and every n up to 2^(p+2)."""
+    n_max = 2 ** (fmt.precision + 2)
+    constants = 0.5 + np.arange(2 ** (fmt.precision - 1)) * 2.0 ** -fmt.precision  # every value in [1/2, 1)
+    values = np.ascontiguousarray(np.broadcast_to(fpsum.to_format(constants, fmt)[:, None], (constants.size, n_max)))
+    kahan = fpsum.running_totals("kahan", values, fmt)
+    exact = constants[:, None] * np.arange(1, n_max + 1)  # exact in float64: few bits times a small integer
+    return {"n_max": number(n_max), "worst": number(float(ulps_off(kahan, exact, fmt).max()), 2)}
+
+
+def random_trials(params: KahanLimitsParams) -> dict[str, str | dict[str, str]]:
+    """Per seeded kind of input, the worst error in ulps over the trials and the share beyond one ulp."""
+    fmt = fpsum.get_format(params.format)
+    random: dict[str, str | dict[str, str]] = {"n": number(params.n_max), "trials": number(params.trials)}
+    for kind in ("uniform", "squares", "exp"):
+        values = draw_inputs(kind, params, params.n_max, params.trials)
+        kahan = fpsum.total("kahan", values, fmt)
+        exact = fpsum.exact_running(values, np.array([params.n_max]))[:, 0]
+        off = ulps_off(kahan, exact, fmt)
+        random[kind] = {"worst": number(float(off.max()), 2), "share": number(100 * float((off > 1).mean()), 1)}
+    return random
+
+
+def numbers(params: KahanLimitsParams) -> NestedNumbers:
+    """Everything the pages quote (see the module docstring)."""
+    fmt = fpsum.get_format(params.format)
+    e5m2 = fpsum.get_format("e5m2")
+    values = fpsum.make_inputs("uniform", params.fp8_n, e5m2, params.seed, trials=params.trials)
+    exact = fpsum.exact_running(values, np.array([params.fp8_n]))[:, 0]
+    fp8 = {"n": number(params.fp8_n), "trials": number(params.trials)} | {
+        method: significant(100 * float(np.median(np.abs(fpsum.total(method, values, e5m2) - exact) / exact)))
+        for method in ("kahan", "pairwise")
+    }
+    first = first_beyond_one_ulp(params)
+    return counterexamples(params) | {
+        "constant": {"value": number(params.constant), "first_beyond": number(first),
+                     "nu": number(first * fmt.unit_roundoff, 1)},
+        "reliable": {name: reliable(fpsum.get_format(name)) for name in ("fp16", "bf16")},
+        "random": random_trials(params),
+        "fp8": fp8,
+    }
+
+
+def build(figure_id: str, params: KahanLimitsParams) -> Built:
+    """The figure, its CSV and fragment, and the counterexamples."""
+    fmt = fpsum.get_format(params.format)
+    ns, ulps = curves(params)
+    files = render(lambda palette: draw(ns, ulps, params, palette), figure_id)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["kind", "n", "trials", "median_error_ulps"])
+    for kind in KINDS:
+        trials = 1 if kind == "constant" else params.trials
+        writer.writerows([kind, n, trials, repr(float(u))] for n, u in zip(ns.tolist(), ulps[kind]))
+    files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
+    alt = (f"Log-log plot of Kahan's error in ulps of the exact total against n, every operation in {fmt.label}, "
+           f"for uniform inputs, squares of uniforms, exp(−3U) and the constant {number(params.constant)}: "
+           f"below n = {number(2**fmt.precision)} all stay under one ulp; beyond it the constant and the skewed "
+           "inputs climb past one ulp while the uniform inputs stay below it.")
+    caption = (f"Kahan's compensated sum with every operation in {fmt.label}: the largest error, in ulps of the "
+               f"exact total, of the sums of the first 1, 2, …, n inputs (median of {params.trials} seeded trials; "
+               "the constant is one run). Dashed: one ulp. ")
+    files |= static_fragment(figure_id, SIZE, alt, caption)
+    return Built(files=files, numbers=numbers(params))

@@ -1,0 +1,168 @@
+"""Sentences on the pages that state a behaviour, each checked on the model's output for the inputs it names.
+
+The parameters come from the records that compute the pages' numbers
+(``figures.stagnation``, ``figures.kahan_limits``), so a test follows the
+page when a parameter changes; the expected behaviour is the sentence's,
+never a number copied from the program.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fpsum
+from figures import kahan_limits, stagnation
+from figures.build import registry
+from fpsum.cli import main
+
+STAGNATION = stagnation.StagnationParams()
+KAHAN = kahan_limits.KahanLimitsParams()
+FP16 = fpsum.FP16
+
+
+def run_cli(command: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """Run a page's ``[yes X | head -n N |] fpsum ...`` command in process, with ``--json``; its result."""
+    stdin = ""
+    if command.startswith("yes "):
+        words = shlex.split(command)
+        value, count = words[1], int(words[words.index("-n") + 1])
+        stdin = f"{value}\n" * count
+        command = command[command.rindex("fpsum"):]
+    argv = shlex.split(command)[1:] + ["--json"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    out = io.StringIO()
+    assert main(argv, out) == 0, command
+    result: dict[str, object] = json.loads(out.getvalue())
+    return result
+
+
+# ---------------------------------------------------------------- stagnation before the stall
+
+
+def seeded(kind: str, n: int = STAGNATION.quote_n) -> np.ndarray:
+    return stagnation.draw_inputs(STAGNATION, kind, n)
+
+
+def relative(total: float, values: np.ndarray) -> float:
+    exact = float(fpsum.exact_sum(values))
+    return abs(total - exact) / exact
+
+
+def test_every_sum_of_the_stagnation_figure_stays_below_the_stall_point() -> None:
+    """"Every sum shown stays below the stall point" (caption), and the page's runs too."""
+    for kind in stagnation.KINDS:
+        values = stagnation.draw_inputs(STAGNATION, kind, STAGNATION.n_max, STAGNATION.trials)
+        assert fpsum.running_totals("naive", values, FP16).max() < FP16.stall_point, kind
+
+
+@pytest.mark.parametrize("kind", ["squares", "exp", "constant"])
+def test_skewed_inputs_lose_more_than_the_probabilistic_bound_before_the_stall(kind: str) -> None:
+    """Skewed one-sign inputs pass √n·u while every partial sum is below 2^p; uniform ones stay under it."""
+    n = STAGNATION.quote_n
+    scale = math.sqrt(n) * FP16.unit_roundoff
+    values = seeded(kind)
+    assert relative(float(fpsum.total("naive", values, FP16)), values) > scale
+    uniform = seeded("uniform")
+    assert relative(float(fpsum.total("naive", uniform, FP16)), uniform) < scale / 5  # "well below it"
+
+
+@pytest.mark.parametrize("kind", ["squares", "exp"])
+def test_increasing_order_helps_skewed_inputs(kind: str) -> None:
+    values = seeded(kind)
+    unsorted = relative(float(fpsum.total("naive", values, FP16)), values)
+    ascending = relative(float(fpsum.total("naive", np.sort(values), FP16)), values)
+    assert ascending < unsorted / 2
+
+
+def test_sorting_is_no_cure_all() -> None:
+    """Uniform inputs sorted ascending end worse than unsorted; a constant is not helped at all."""
+    uniform = seeded("uniform")
+    assert (relative(float(fpsum.total("naive", np.sort(uniform), FP16)), uniform)
+            > relative(float(fpsum.total("naive", uniform, FP16)), uniform))
+    constant = seeded("constant")
+    assert fpsum.total("naive", np.sort(constant), FP16) == fpsum.total("naive", constant, FP16)
+
+
+@pytest.mark.parametrize("fmt", [fpsum.FP16, fpsum.BF16, fpsum.E4M3, fpsum.E5M2], ids=lambda f: f.name)
+@pytest.mark.parametrize("kind", ["uniform", "squares", "exp", "normal"])
+def test_the_naive_error_never_exceeds_u_times_the_partial_sums(fmt: fpsum.Format, kind: str) -> None:
+    """|ŝ − s| ≤ u Σ_{k≥2} |ŝ_k| after every input (Higham 2002, sec. 4.2): a bound, so no input may break it."""
+    values = fpsum.make_inputs(kind, 3000, fmt, seed=5, trials=8)  # type: ignore[arg-type]
+    partial = fpsum.running_totals("naive", values, fmt).astype(np.float64)
+    finite = np.isfinite(partial).all(axis=-1)  # the bound assumes no overflow (E4M3/E5M2 may overflow)
+    steps = np.arange(1, values.shape[-1] + 1)
+    exact = fpsum.exact_running(values[finite], steps)
+    bound = fmt.unit_roundoff * np.cumsum(np.abs(partial[finite]) * (steps > 1), axis=-1)
+    assert finite.any()
+    assert (np.abs(partial[finite] - exact) <= bound).all()
+
+
+@pytest.mark.parametrize("kind", ["uniform", "squares", "exp", "constant"])
+def test_the_stagnation_commands_repeat_the_pages_runs(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    numbers = stagnation.quoted(STAGNATION)[kind]
+    assert isinstance(numbers, dict)
+    result = run_cli(numbers["command"], monkeypatch)
+    values = seeded(kind)
+    naive = float(fpsum.total("naive", values, FP16))
+    text = json.dumps(result)
+    assert str(naive) in text or repr(naive) in text, (numbers["command"], result)
+
+
+# ---------------------------------------------------------------- Kahan's limits
+
+
+@pytest.mark.parametrize("case", KAHAN.cases, ids=[c[0] for c in KAHAN.cases])
+def test_kahan_counterexamples_break_one_ulp_and_their_commands_show_it(
+    case: tuple[str, str, float, int], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _, name, value, n = case
+    fmt = fpsum.get_format(name)
+    result = run_cli(f"yes {value!r} | head -n {n} | fpsum sum --format {name} --method kahan", monkeypatch)
+    total, exact = float(result["result"]), float(result["exact"])  # type: ignore[arg-type]
+    assert exact == value * n  # the inputs are exact in the format, and so is their sum
+    assert abs(total - exact) > fmt.ulp(exact)
+
+
+@pytest.mark.parametrize("fmt", [fpsum.FP16, fpsum.BF16], ids=lambda f: f.name)
+def test_kahan_is_within_one_ulp_for_every_constant_up_to_four_times_two_to_the_p(fmt: fpsum.Format) -> None:
+    worst = float(kahan_limits.reliable(fmt)["worst"])
+    assert worst < 1.0
+
+
+def test_long_bf16_sums_split_uniform_within_one_ulp_squares_beyond() -> None:
+    """"Uniform inputs stay within one ulp in every one of the trials ... squared uniforms end beyond it"."""
+    random = kahan_limits.random_trials(KAHAN)
+    uniform, squares = random["uniform"], random["squares"]
+    assert isinstance(uniform, dict) and isinstance(squares, dict)
+    assert float(uniform["worst"]) < 1 and float(uniform["share"]) == 0
+    assert float(squares["share"]) > 0
+    assert kahan_limits.first_beyond_one_ulp(KAHAN) > 2 ** (fpsum.BF16.precision + 2)
+
+
+def test_kahan_in_fp8_is_far_worse_than_pairwise() -> None:
+    e5m2 = fpsum.get_format("e5m2")
+    values = fpsum.make_inputs("uniform", KAHAN.fp8_n, e5m2, KAHAN.seed, trials=KAHAN.trials)
+    exact = fpsum.exact_running(values, np.array([KAHAN.fp8_n]))[:, 0]
+    error = {m: float(np.median(np.abs(fpsum.total(m, values, e5m2) - exact) / exact)) for m in ("kahan", "pairwise")}
+    assert error["kahan"] > 10 * error["pairwise"]
+
+
+# ---------------------------------------------------------------- the FP32 accumulator still grows
+
+
+def test_an_fp32_accumulator_still_grows_with_n(site_dir: Path) -> None:
+    """"The wider accumulator does not remove the growth with n": the plotted medians grow tenfold or more."""
+    params = next(r for r in registry() if r.id == "error-vs-n").params
+    with open(site_dir / "figures" / "error-vs-n.csv", newline="") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["format"] == "fp16" and r["method"] == "wide"]
+    median = {int(r["n"]): float(r["median"]) for r in rows}
+    assert median[params.n_max] > 10 * median[256]
