@@ -6,9 +6,14 @@ the working format) and does one addition at a time with
 format, ties to even.  Nothing is vectorised and nothing is clever, so each
 function can be checked by reading it against the textbook definition.
 
-The only thing these references share with the model is ``add_exact``, which
-is itself held to NumPy's and ml_dtypes' arithmetic, bit for bit, in
-``test_rounding.py``.
+The loops the pages show (naive, Kahan, Neumaier, pairwise) live in the model
+package, :mod:`fpsum.textbook`, and are imported from there: the code on a page
+is the code the vectorised model is tested against.  The others (the wider
+accumulator, pairwise sums of every prefix) are here.
+
+The only thing these references share with the vectorised model
+(:mod:`fpsum.methods`) is ``add_exact``, which is itself held to NumPy's and
+ml_dtypes' arithmetic, bit for bit, in ``test_rounding.py``.
 """
 
 from __future__ import annotations
@@ -21,23 +26,10 @@ import numpy as np
 
 from fpsum.formats import FP32, FP64, Format
 from fpsum.rounding import add_exact
+from fpsum.textbook import kahan, largest_power_of_two_below, naive, neumaier
+from fpsum.textbook import pairwise as pairwise  # the one-shot pairwise reference, for test_methods
 
 Running = Callable[[Sequence[float], Format], list[float]]
-
-
-def sub(a: float, b: float, fmt: Format) -> float:
-    """``a - b`` rounded once: IEEE defines it as ``a + (-b)``, and negation is exact."""
-    return add_exact(a, -b, fmt)
-
-
-def naive(xs: Sequence[float], fmt: Format) -> list[float]:
-    """Recursive summation: ``s = x[0]``, then ``s = fl(s + x[i])``; the running totals."""
-    s = xs[0]
-    totals = [s]
-    for x in xs[1:]:
-        s = add_exact(s, x, fmt)
-        totals.append(s)
-    return totals
 
 
 def wide_accumulator(fmt: Format) -> Format:
@@ -57,56 +49,6 @@ def wide(xs: Sequence[float], fmt: Format) -> list[float]:
         s = add_exact(s, x, acc)
         totals.append(s)
     return totals
-
-
-def kahan(xs: Sequence[float], fmt: Format) -> list[float]:
-    """Kahan (1965), every operation rounded to ``fmt``, starting from s = c = +0."""
-    s = 0.0
-    c = 0.0
-    totals = []
-    for x in xs:
-        y = sub(x, c, fmt)
-        t = add_exact(s, y, fmt)
-        c = sub(sub(t, s, fmt), y, fmt)
-        s = t
-        totals.append(s)
-    return totals
-
-
-def neumaier(xs: Sequence[float], fmt: Format) -> list[float]:
-    """Neumaier (1974), one scalar operation at a time from s = c = +0; entry i is fl(s + c)."""
-    s = c = 0.0
-    totals = []
-    for x in xs:
-        t = add_exact(s, x, fmt)
-        if abs(s) >= abs(x):
-            lost = add_exact(sub(s, t, fmt), x, fmt)
-        else:
-            lost = add_exact(sub(x, t, fmt), s, fmt)
-        c = add_exact(c, lost, fmt)
-        s = t
-        totals.append(add_exact(s, c, fmt))
-    return totals
-
-
-def largest_power_of_two_below(n: int) -> int:
-    """The largest power of two strictly below ``n`` (``n >= 2``), by counting up."""
-    assert n >= 2
-    p = 1
-    while 2 * p < n:
-        p *= 2
-    return p
-
-
-def pairwise(xs: Sequence[float], fmt: Format) -> float:
-    """Pairwise sum straight from the definition: the pairwise sums of the two halves, added and rounded once.
-
-    The left part is the largest power of two strictly below ``len(xs)``.
-    """
-    if len(xs) == 1:
-        return xs[0]
-    left = largest_power_of_two_below(len(xs))
-    return add_exact(pairwise(xs[:left], fmt), pairwise(xs[left:], fmt), fmt)
 
 
 def pairwise_prefixes(xs: Sequence[float], fmt: Format, counts: Sequence[int] | None = None) -> list[float]:

@@ -12,9 +12,9 @@ from types import ModuleType
 
 import pytest
 
-from fpsum import exact, formats, inputs, methods, race, rounding, sweep
+from fpsum import exact, formats, inputs, methods, race, rounding, sweep, textbook
 
-MODULES = [formats, rounding, inputs, methods, exact, race, sweep]
+MODULES = [formats, rounding, inputs, methods, textbook, exact, race, sweep]
 
 
 def public_functions(module: ModuleType) -> list[str]:

@@ -1,12 +1,23 @@
-"""What the reader sees about the site itself: version, build date, and the BibTeX made from CITATION.cff."""
+"""What the reader sees about the site itself: version, build date, and the BibTeX made from CITATION.cff.
+
+Each fact of the citation has one home.  The title, the authors, the version
+and the year come from ``CITATION.cff``; the address is mkdocs's ``site_url``
+(``mkdocs.yml``, overridden by ``SITE_URL`` in the environment when the site
+is published elsewhere), read from the build's own config, so the BibTeX
+names the address the pages' canonical links give.  The address is one of
+the record's parameters, so the cache key follows it.
+"""
 
 from __future__ import annotations
 
 import datetime
 import os
+import urllib.parse
 from dataclasses import dataclass
 
 import yaml
+from mkdocs.config import load_config
+from mkdocs_gen_files.editor import FilesEditor
 
 import fpsum
 
@@ -14,21 +25,47 @@ from .cache import REPO
 from .record import Built, Record
 
 CITATION = REPO / "CITATION.cff"
+MKDOCS_YML = REPO / "mkdocs.yml"
 
 
 @dataclass(frozen=True)
 class SiteParams:
-    """The build date is a parameter so that the cache key changes with it."""
+    """The build date and the site's address are parameters, so that the cache key changes with them.
+
+    ``ValueError`` for a date that is not ISO, or an address that is not an
+    absolute http(s) URL.
+    """
 
     build_date: str
+    site_url: str
 
     def __post_init__(self) -> None:
         datetime.date.fromisoformat(self.build_date)
+        address = urllib.parse.urlsplit(self.site_url)
+        if address.scheme not in ("http", "https") or not address.netloc:
+            raise ValueError(f"site_url must be an absolute http(s) address, got {self.site_url!r}")
 
 
 def records() -> list[Record]:
     """The site's version, build date and BibTeX; CITATION.cff is an input."""
-    return [Record("site", SiteParams(build_date_from_environment()), build, inputs=(CITATION,))]
+    params = SiteParams(build_date_from_environment(), site_url_of_the_build())
+    return [Record("site", params, build, inputs=(CITATION,))]
+
+
+def site_url_of_the_build() -> str:
+    """mkdocs's ``site_url`` for this build, as mkdocs has validated it (with its trailing slash).
+
+    During a build, from the config that mkdocs-gen-files hands the build
+    scripts (``mkdocs serve`` puts its own local address there).  Outside
+    one (tests, tools), from ``mkdocs.yml`` loaded by mkdocs itself, so
+    ``SITE_URL`` in the environment applies in the same way.  ``ValueError``
+    if it is not set: the citation needs the site's address.
+    """
+    building = FilesEditor._current  # set by mkdocs-gen-files while it runs the build scripts
+    config = building.config if building is not None else load_config(str(MKDOCS_YML))
+    if not config.site_url:
+        raise ValueError(f"{MKDOCS_YML.name} sets no site_url (nor does SITE_URL): the citation needs the address")
+    return str(config.site_url)
 
 
 def build_date_from_environment() -> str:
@@ -42,14 +79,14 @@ def build_date_from_environment() -> str:
 def read_citation() -> dict[str, object]:
     """CITATION.cff as data; ``ValueError`` naming the field if a required one is missing."""
     data = yaml.safe_load(CITATION.read_text(encoding="utf-8"))
-    for field in ("title", "authors", "version", "date-released", "url"):
+    for field in ("title", "authors", "version", "date-released"):
         if field not in data:
             raise ValueError(f"{CITATION.name} has no {field!r}")
     return dict(data)
 
 
-def bibtex(citation: dict[str, object]) -> str:
-    """A BibTeX ``@software`` entry with the same title, authors, version, year and URL as the CFF."""
+def bibtex(citation: dict[str, object], url: str) -> str:
+    """A BibTeX ``@software`` entry: title, authors, version and year from the CFF; ``url``, the site's address."""
     authors = citation["authors"]
     assert isinstance(authors, list)
     names = " and ".join(
@@ -61,7 +98,7 @@ def bibtex(citation: dict[str, object]) -> str:
         "title": "{" + str(citation["title"]) + "}",
         "year": year,
         "version": str(citation["version"]),
-        "url": str(citation["url"]),
+        "url": url,
         "note": "Text and figures CC BY 4.0, code MIT",
     }
     body = ",\n".join(f"  {key:8s}= {{{value}}}" for key, value in fields.items())
@@ -76,5 +113,5 @@ def build(record_id: str, params: SiteParams) -> Built:
     return Built(files={}, numbers={
         "version": fpsum.__version__,
         "build_date": params.build_date,
-        "bibtex": bibtex(citation),
+        "bibtex": bibtex(citation, params.site_url),
     })
