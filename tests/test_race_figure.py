@@ -24,8 +24,17 @@ from browsing import ALL_RACES_READY_JS, let_frames_pass, wait_until  # noqa: E4
 from figures.looks import DARK, LIGHT, LOOKS, MARKERS, Palette, css_properties  # noqa: E402
 from figures.race import DURATION_S, SERIES, SVG_NS, XLINK_NS, race_figure_html, race_svg  # noqa: E402
 from figures.race.defs import path_data, polylines  # noqa: E402
-from figures.race.layout import tick_decimals, ticks  # noqa: E402
-from figures.text import number  # noqa: E402
+from figures.race.errors import (  # noqa: E402
+    LINSCALE,
+    LogScale,
+    error_domain,
+    final_errors,
+    power_of_ten,
+    shown_errors,
+)
+from figures.race.layout import ERRORS, PLOT, layout, tick_decimals, ticks  # noqa: E402
+from figures.race.style import STALL_DASH  # noqa: E402
+from figures.text import number, significant  # noqa: E402
 
 NS = {"svg": SVG_NS}
 CASES = [(fmt, kind) for fmt in ("fp16", "bf16") for kind in fpsum.INPUT_KINDS]
@@ -141,7 +150,8 @@ def test_inline_readout_carries_every_frame_for_race_js_and_no_film_strip(fmt: s
     r = race(fmt, kind)
     root = parse(svg(fmt, kind, False))
     assert not any(a.get("calcMode") == "discrete" for a in root.iter(f"{{{SVG_NS}}}animateTransform"))
-    assert max(len(t) for t in root.iter(f"{{{SVG_NS}}}text")) <= 2, "a film strip in the page"
+    # A film strip has a tspan per frame; the most a page text has is the errors' key, a few lines.
+    assert max(len(t) for t in root.iter(f"{{{SVG_NS}}}text")) <= 6, "a film strip in the page"
     live = [g for g in root.iter(f"{{{SVG_NS}}}g") if "data-race-live" in g.attrib]
     assert len(live) == 2  # the wide and the narrow layout
     for group in live:
@@ -156,7 +166,8 @@ def test_inline_readout_carries_every_frame_for_race_js_and_no_film_strip(fmt: s
         hides = [a for a in group if a.tag == f"{{{SVG_NS}}}set"]
         assert [(a.get("attributeName"), a.get("to"), seconds(a.get("begin", ""))) for a in hides] == [
             ("visibility", "hidden", DURATION_S)]
-    ending = [g for g in root.iter(f"{{{SVG_NS}}}g") if g.get("class") == "anim" and g.get("opacity") == "0"]
+    ending = [g for g in root.iter(f"{{{SVG_NS}}}g") if g.get("class") == "anim" and g.get("opacity") == "0"
+              and any(seconds(a.get("begin", "")) == DURATION_S for a in g if a.tag == f"{{{SVG_NS}}}animate")]
     assert len(ending) == 2
     for group in ending:
         shown = "".join(group.itertext())
@@ -225,6 +236,8 @@ def test_title_and_desc_say_what_every_method_ends_at(fmt: str, kind: str) -> No
         if stall is not None:
             assert f"after {stall:,} inputs" in (desc.text or "")
     assert f"exact total is {number(r.exact_final)}" in (desc.text or "")
+    # The page tests read the exact total as the first number after the desc's last "exact total".
+    assert (desc.text or "").split("exact total")[-1].startswith(f" is {number(r.exact_final)}")
 
 
 def test_desc_of_fp16_uniform_reads_as_a_sentence() -> None:
@@ -233,11 +246,19 @@ def test_desc_of_fp16_uniform_reads_as_a_sentence() -> None:
     assert desc is not None
     stall = r.stalls["naive"]
     assert stall is not None
+    ends = {m: abs(r.final[m] - r.exact_final) / r.fmt.ulp(float(np.max(np.abs(r.exact)))) for m in r.final}
     assert desc.text == (
         f"FP16, {r.n:,} uniform inputs in [0, 1): the naive sum stalls at 2,048 after {stall:,} inputs; "
         f"FP32 accumulator ends at {number(r.final['wide'])}, Kahan at {number(r.final['kahan'])}, "
-        f"pairwise at {number(r.final['pairwise'])}; the exact total is {number(r.exact_final)}."
+        f"pairwise at {number(r.final['pairwise'])}; the exact total is {number(r.exact_final)}. "
+        "The lower plot shows each method's error, the distance of its total from the exact one, in ulps "
+        "(1 ulp is the FP16 spacing at the largest magnitude the exact sum has reached so far), on a "
+        "logarithmic scale whose bottom line, 0, is the exact sum's own; each point is the largest error in the "
+        "last 128 inputs. The errors at the end, in ulps: "
+        f"naive {significant(ends['naive'])}, FP32 accumulator {significant(ends['wide'])}, "
+        f"Kahan {significant(ends['kahan'])}, pairwise {significant(ends['pairwise'])}."
     )
+    assert significant(ends["naive"]) == "1,015" and ends["kahan"] < 0.5
 
 
 @pytest.mark.parametrize("standalone", [True, False])
@@ -296,6 +317,178 @@ def test_every_method_has_its_own_dash_or_marker_and_a_legend_entry() -> None:
 def test_text_is_at_least_14_units() -> None:
     sizes = re.findall(r"font-size:([\d.]+)px", svg("fp16", "uniform", False))
     assert sizes and min(float(s) for s in sizes) >= 14
+
+
+# ---------------------------------------------------------------- the errors' plot
+
+
+def group(root: ET.Element, gid: str) -> ET.Element:
+    """The element with id ``gid``."""
+    found = next((e for e in root.iter() if e.get("id") == gid), None)
+    assert found is not None, gid
+    return found
+
+
+def polyline(d: str) -> list[tuple[float, float]]:
+    """The points of path data as race paths write it: ``M x y`` then relative ``l`` steps (one run)."""
+    assert d.count("M") == 1, d
+    head, _, rest = d[1:].partition("l")
+    numbers = [float(v) for v in re.findall(r"-?\d*\.?\d+", head)]
+    points = [(numbers[0], numbers[1])]
+    steps = [float(v) for v in re.findall(r"-?\d*\.?\d+", rest)]
+    for dx, dy in zip(steps[::2], steps[1::2]):
+        points.append((points[-1][0] + dx, points[-1][1] + dy))
+    return points
+
+
+def distance(point: tuple[float, float], points: list[tuple[float, float]]) -> float:
+    """How far ``point`` is from a polyline."""
+    p = np.array(point)
+    best = math.inf
+    for a, b in zip(np.array(points[:-1]), np.array(points[1:])):
+        t = float(np.clip(np.dot(p - a, b - a) / max(float(np.dot(b - a, b - a)), 1e-12), 0, 1))
+        best = min(best, float(np.linalg.norm(p - (a + t * (b - a)))))
+    return best
+
+
+def model_errors(r: fpsum.Race, method: str) -> np.ndarray:
+    """The lower plot's values, written out from their definition independently of the renderer.
+
+    At each sampled count, the largest ``|total - exact|`` over the last n/64 inputs, in ulps of the format
+    at the largest ``|exact|`` so far.
+    """
+    steps, exact = r.steps.tolist(), r.exact.tolist()
+    unit, peak = [], 0.0
+    for value in exact:
+        peak = max(peak, abs(value))
+        unit.append(r.fmt.ulp(peak))
+    errors = [abs(t - e) / u for t, e, u in zip(r.totals[method].tolist(), exact, unit)]  # type: ignore[index]
+    return np.array([max(err for c, err in zip(steps, errors) if count - r.n // 64 < c <= count) for count in steps])
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+@pytest.mark.parametrize(("fmt", "kind"), CASES)
+def test_the_errors_are_drawn_in_every_layout_revealed_with_the_totals(fmt: str, kind: str, standalone: bool) -> None:
+    """Both plots' lines in one clipped group per layout; the cursor runs down both; both in the still frame."""
+    root = parse(svg(fmt, kind, standalone))
+    prefix = fid(fmt, kind)
+    layouts = [g for g in root.iter(f"{{{SVG_NS}}}g") if g.get("class") in ("wide", "narrow")]
+    assert len(layouts) == (1 if standalone else 2)
+    for layout_group in layouts:
+        lines = [g for g in layout_group.iter(f"{{{SVG_NS}}}g") if g.get("class") == "lines"]
+        assert len(lines) == 1
+        assert lines[0].get("clip-path") == f"url(#{prefix}-reveal)"
+        used = [u.get(f"{{{XLINK_NS}}}href") for u in lines[0].iter(f"{{{SVG_NS}}}use")]
+        assert {f"#{prefix}-lines", f"#{prefix}-errors"} <= set(used)
+        cursor = next(g for g in layout_group.iter(f"{{{SVG_NS}}}g") if g.get("class") == "cursor")
+        top, bottom = (float(v) for v in re.findall(r"[\d.]+", cursor[0].get("d", ""))[1:3])
+        assert top < 100 and bottom > 440  # from the totals' top to the errors' axis (wide-plot units)
+    reveal = group(root, f"{prefix}-reveal")[0]
+    assert float(reveal.get("height", "0")) >= float(root.get("viewBox", "").split()[3])
+    assert ".lines{clip-path:none}" in style_text(root)  # the still frame shows both plots whole
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+def test_every_error_line_takes_its_look_from_the_table(standalone: bool) -> None:
+    root = parse(svg("bf16", "normal", standalone))
+    errors = group(root, f"{fid('bf16', 'normal')}-errors")
+    styles = [path.get("style", "") for path in errors.iter(f"{{{SVG_NS}}}path")]
+    assert len(styles) == len(SERIES)
+    for s in SERIES:
+        look = LOOKS[s]
+        assert (f"fill:none;stroke:var(--look-{s},{look.light});stroke-width:{look.width:g};"
+                f"stroke-dasharray:{look.dasharray()}") in styles, s
+    markers = [g.get("style", "") for g in errors if g.tag == f"{{{SVG_NS}}}g"]
+    assert [f"fill:var(--look-{s}," in m for s, m in zip(SERIES[1:], markers)] == [True] * 4
+
+
+@pytest.mark.parametrize(("fmt", "kind"), [("fp16", "uniform"), ("bf16", "ones"), ("fp16", "normal")])
+def test_error_lines_follow_the_models_running_errors(fmt: str, kind: str) -> None:
+    """At sampled counts, each method's error line passes where the model's error puts it; exact's is 0."""
+    r = race(fmt, kind)
+    lay = layout(r, fid(fmt, kind))
+    errors = group(parse(svg(fmt, kind, False)), f"{fid(fmt, kind)}-errors")
+    paths = [p for p in errors if p.tag == f"{{{SVG_NS}}}path"]
+    by_series = dict(zip(SERIES[::-1], paths))  # drawn exact last
+    assert polyline(by_series["exact"].get("d", "")) == [(PLOT.left, ERRORS.bottom), (PLOT.right, ERRORS.bottom)]
+    assert lay.err(0.0) == ERRORS.bottom
+    for method in fpsum.RACE_METHODS:
+        points = polyline(by_series[method].get("d", ""))
+        expected = model_errors(r, method)
+        for index in np.linspace(0, len(r.steps) - 1, 9).round().astype(int).tolist():
+            where = (lay.x(float(r.steps[index])), lay.err(float(expected[index])))
+            assert distance(where, points) <= 0.3, (method, int(r.steps[index]), float(expected[index]))
+
+
+def test_the_error_scale_is_matplotlibs_symlog() -> None:
+    """Linear from 0 to lo over one decade's height, logarithmic above: the PNG's scale, the same picture."""
+    from matplotlib.scale import SymmetricalLogTransform
+
+    scale = LogScale(1e-4, 2e3, 100.0, 0.0)
+    assert scale(0) == 100 and scale(2e3) == pytest.approx(0) and scale(-1) == 100 and math.isnan(scale(math.nan))
+    assert scale(1e-4) == pytest.approx(100 - 100 / scale.decades)
+    symlog = SymmetricalLogTransform(10, 1e-4, LINSCALE)
+    top = symlog.transform(np.array([2e3]))[0]
+    for value in (0, 5e-5, 1e-4, 3e-3, 1, 700):
+        assert 100 - scale(value) == pytest.approx(100 * symlog.transform(np.array([value]))[0] / top)
+    assert scale.decade_ticks() == [-4, -2, 0, 2]
+    assert LogScale(0.1, 2e3, 1, 0).decade_ticks() == [-1, 0, 1, 2, 3]
+    assert [power_of_ten(e) for e in (-4, -1, 0, 1, 2)] == ["10\u207b\u2074", "10\u207b\u00b9", "1", "10", "10\u00b2"]
+
+
+def test_the_error_scale_shows_every_method_and_naives_blow_up() -> None:
+    """FP32's tiny errors sit on the log part; after the stall naive is far above every other method."""
+    for fmt, kind in (("fp16", "uniform"), ("bf16", "uniform"), ("bf16", "ones"), ("fp16", "ones")):
+        r = race(fmt, kind)
+        shown = shown_errors(r)
+        lo, hi = error_domain(shown)
+        wide = shown["wide"][shown["wide"] > 0]
+        assert not wide.size or np.median(wide) >= lo
+        assert max(float(np.nanmax(v)) for v in shown.values()) <= hi
+        stall = r.stalls["naive"]
+        assert stall is not None
+        after = r.steps >= stall + r.n // 64
+        others = max(float(shown[m][after].max()) for m in ("wide", "kahan", "pairwise"))
+        assert float(shown["naive"][after].min()) > 20 * max(others, 1.0), (fmt, kind)
+    # The ± normal race: naive ends several times as far off as pairwise, in FP16.
+    ends = final_errors(race("fp16", "normal"))
+    assert ends["naive"] > 5 * ends["pairwise"] > 5 * ends["kahan"] > 0 and ends["wide"] < 1e-3
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+def test_errors_plot_is_labelled_and_explained(standalone: bool) -> None:
+    root = parse(svg("fp16", "uniform", standalone))
+    drawn = texts(root)
+    for label in ("error |total \u2212 exact|, in ulps (log scale)", "10\u00b2", "10\u207b\u2074"):
+        assert label in drawn, label
+    keys = [" ".join(t.itertext()) for t in root.iter(f"{{{SVG_NS}}}text") if "1 ulp" in "".join(t.itertext())]
+    assert keys == ["Each point: the largest error in the last 128 inputs. 1 ulp: the FP16 spacing at the largest "
+                    "|exact total| so far."] * (1 if standalone else 2)
+    zeros = [t for t in root.iter(f"{{{SVG_NS}}}text") if t.get("class") == "muted" and "".join(t.itertext()) == "0"]
+    assert len(zeros) == (1 if standalone else 2) * 3  # the totals', the errors' and the inputs' 0, in each layout
+    desc = root.find("svg:desc", NS)
+    assert desc is not None and "logarithmic scale whose bottom line, 0, is the exact sum's own" in (desc.text or "")
+
+
+@pytest.mark.parametrize("standalone", [True, False])
+def test_the_stall_is_marked_through_both_plots_when_the_reveal_gets_there(standalone: bool) -> None:
+    r = race("bf16", "uniform")
+    stall = r.stalls["naive"]
+    assert stall is not None
+    root = parse(svg("bf16", "uniform", standalone))
+    prefix = fid("bf16", "uniform")
+    guide = group(root, f"{prefix}-stall")
+    x = layout(r, prefix).x(stall)
+    assert guide.get("d") == (f"M{x:.1f} {PLOT.top:g}V{PLOT.bottom:g}M{x:.1f} {ERRORS.top:g}V{ERRORS.bottom:g}"
+                              .replace(".0 ", " "))
+    assert STALL_DASH in guide.get("style", "")
+    label = f"after {stall:,} inputs"
+    fading = [g for g in root.iter(f"{{{SVG_NS}}}g") if g.get("class") == "anim" and label in "".join(g.itertext())]
+    begins = [seconds(a.get("begin", "")) for g in fading for a in g if a.tag == f"{{{SVG_NS}}}animate"]
+    assert begins == [pytest.approx(DURATION_S * stall / r.n, abs=0.01)] * (1 if standalone else 2)
+    still = [g for g in root.iter(f"{{{SVG_NS}}}g") if g.get("class") == "still"]
+    assert len(still) == (1 if standalone else 2) and all(label in "".join(g.itertext()) for g in still)
+    assert f"{prefix}-stall" not in svg("bf16", "normal", standalone).replace("bf16-normal", "bf16-uniform")
 
 
 # ---------------------------------------------------------------- numbers
@@ -439,6 +632,13 @@ def test_race_js_wires_what_the_html_promises() -> None:
 # (Debian's chromium, see conftest.py), closed when the test ends.
 
 NewContext = Callable[..., BrowserContext]
+ERRORS_BOX_JS = """(layout) => {
+  const use = [...document.querySelectorAll(`#one-svg ${layout} .lines use`)]
+    .find(u => u.getAttributeNS('http://www.w3.org/1999/xlink', 'href') === '#one-errors');
+  const box = use.getBoundingClientRect();
+  return {width: box.width, height: box.height, clip: getComputedStyle(use.parentElement).clipPath};
+}"""
+"""The errors' lines in a layout of the race ``#one``: their size on screen and their group's clip."""
 
 
 def page_html() -> str:
@@ -500,6 +700,8 @@ def test_reduced_motion_shows_the_final_frame_without_buttons(new_context: NewCo
     shown = "(s) => getComputedStyle(document.querySelector(s)).display"
     assert page.evaluate(shown, "#one-svg .wide .anim") == "none"
     assert page.evaluate(shown, "#one-svg .wide .still") != "none"
+    errors = page.evaluate(ERRORS_BOX_JS, ".wide")
+    assert errors["clip"] == "none" and errors["height"] > 80 and errors["width"] > 300, errors
 
 
 @pytest.mark.browser
@@ -510,6 +712,8 @@ def test_narrow_figure_switches_to_the_phone_layout(new_context: NewContext, tmp
     assert page.evaluate(shown, "#one-svg .narrow") != "none"
     box = page.locator("#one svg").bounding_box()
     assert box is not None and box["height"] > box["width"]
+    errors = page.evaluate(ERRORS_BOX_JS, ".narrow")
+    assert errors["height"] > 80 and errors["width"] > 0.7 * box["width"], errors
 
 
 @pytest.mark.browser

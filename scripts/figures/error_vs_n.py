@@ -2,8 +2,10 @@
 
 One panel per format; for each method the median over the trials and a
 10-90 % band; the worst-case bounds dashed and the sqrt(n) u behaviour of
-random data dotted; the stall marked.  Exact results (error 0) are drawn on
-a strip at the bottom instead of vanishing off the log axis.
+random data dotted; the stall marked.  Exact results (error 0) cannot sit on
+a log axis: a median of 0 is a marker on a strip at the bottom (a row per
+method), never joined to the line, and a band stops where a tenth or more of the
+trials are exact.
 """
 
 from __future__ import annotations
@@ -16,18 +18,35 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullLocator
 
 import fpsum
 from fpsum.methods import Method
 
 from .contract import FigureFiles, NestedNumbers
 from .html import static_fragment
-from .looks import LOOKS, Palette
+from .looks import LOOKS, MARKERS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number, significant
 
-Y_TOP = 8.0
+Y_TOP = 40.0
+"""Top of the y axis: a decade of room above the worst-case line's value at the stall (2) for the labels."""
+LABEL_PT = 8
+"""Font size of the labels inside the panels."""
+STRIP_ROW = 10**0.35
+"""The exact strip holds one row of markers per method, each row this factor below the one above."""
+SHARED_BAND = "kahan"
+"""Kahan's band lies on pairwise's (both stay near u): it is hatched, the others are shaded."""
+WORST_CASE = {"naive": "(n−1)u", "pairwise": "⌈log₂n⌉u", "kahan": "2u"}
+"""The first-order worst-case bound of each method that has one, for non-negative data, relative."""
+BOUND_OF = {method: f"{formula} {LOOKS[method].label}" for method, formula in WORST_CASE.items()}
+"""The label of each bound's line."""
+RANDOM = "√n·u random"
+GROWTH_FROM = 256
+"""The n from which ``growth``, each median's growth up to ``n_max``, is measured (a point of every grid)."""
+ROOM_OCTAVES = 3.0
+"""Bound labels go at the right edge if this many octaves lie right of the stall, else just left of the stall."""
 
 
 @dataclass(frozen=True)
@@ -53,11 +72,16 @@ class ErrorVsNParams:
 
 
 def records() -> list[Record]:
-    """FP16 and BF16 with four methods; FP32 naive and pairwise far past FP32's stall point."""
+    """FP16 and BF16 with four methods; FP32 naive and pairwise far past FP32's stall point.
+
+    FP32 takes eight points per octave, so the half octave past its stall has
+    a curve, not a jump: the naive running totals give every n at once, and
+    only the pairwise sums cost more.
+    """
     return [
         Record("error-vs-n", ErrorVsNParams(), build),
         Record("error-vs-n-fp32", ErrorVsNParams(formats=("fp32",), methods=("naive", "pairwise"),
-                                                 n_max=48_000_000, trials=3, per_octave=2), build),
+                                                 n_max=48_000_000, trials=3, per_octave=8), build),
     ]
 
 
@@ -78,46 +102,83 @@ def floor_for(sweeps: dict[str, fpsum.Sweep]) -> float:
     return float(10.0 ** np.floor(np.log10(smallest / 4)))
 
 
-def bounds(fmt: fpsum.Format, ns: np.ndarray) -> dict[str, np.ndarray]:
-    """The first-order bounds as relative errors for non-negative data, and sqrt(n) u."""
+def bounds(fmt: fpsum.Format, ns: np.ndarray, methods: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+    """The first-order bounds of ``methods`` (all that have one by default) as relative errors for
+    non-negative data, by label, and sqrt(n) u, the typical error of random data.
+    """
     u = fmt.unit_roundoff
     n = ns.astype(np.float64)
-    return {
-        "(n−1)u naive": (n - 1) * u,
-        "⌈log₂n⌉u pairwise": np.ceil(np.log2(n)) * u,
-        "2u Kahan": np.full_like(n, 2 * u),
-        "√n·u random": np.sqrt(n) * u,
-    }
+    worst = {"naive": (n - 1) * u, "pairwise": np.ceil(np.log2(n)) * u, "kahan": np.full_like(n, 2 * u)}
+    chosen = BOUND_OF if methods is None else [m for m in BOUND_OF if m in methods]
+    return {BOUND_OF[m]: worst[m] for m in chosen} | {RANDOM: np.sqrt(n) * u}
+
+
+def strip_rows(floor: float, methods: int) -> np.ndarray:
+    """The heights of the exact strip's marker rows, the first at ``floor``."""
+    return np.asarray(floor / STRIP_ROW ** np.arange(methods), dtype=np.float64)
+
+
+def _label_x(ns: np.ndarray, stall_n: int) -> tuple[float, float]:
+    """Where labels at the right of a panel end: the right edge, or left of the stall line if it is too near
+    the edge; and the offset in points from there.
+    """
+    if stall_n <= ns[-1] and np.log2(ns[-1] / stall_n) < ROOM_OCTAVES:
+        return float(stall_n), -5.0
+    return float(ns[-1]), -2.0
 
 
 def _panel(ax: Axes, sweep: fpsum.Sweep, floor: float, palette: Palette) -> None:
     fmt = sweep.fmt
     ns = sweep.ns
-    for name, values in bounds(fmt, ns).items():
-        ax.plot(ns, np.maximum(values, floor), color=palette.muted, lw=1,
-                ls=":" if name.startswith("√") else "--", zorder=1)
-        # Label each bound at the right edge, or where it leaves the top of the panel.
-        inside = np.nonzero(values <= Y_TOP / 3)[0]
-        at = int(inside[-1]) if inside.size else 0
-        ax.annotate(name, (ns[at], values[at]), xytext=(-2, 3), textcoords="offset points",
-                    ha="right", va="bottom", fontsize=8, color=palette.muted)
-    for method in sweep.errors:
-        errors = np.where(sweep.errors[method] == 0, floor, sweep.errors[method])
-        low, mid, high = np.percentile(errors, [10, 50, 90], axis=0)
-        ax.fill_between(ns, low, high, color=LOOKS[method].colour(palette), alpha=0.18, lw=0, zorder=2)
-        method_line(ax, method, ns, mid, palette, zorder=3)
+    methods = tuple(sweep.errors)
     stall_n = int(2 * fmt.stall_point)  # uniform inputs average 1/2: the sum reaches 2**p near n = 2**(p+1)
+    label_x, label_dx = _label_x(ns, stall_n)
+    rows = strip_rows(floor, len(methods))
+    for name, values in bounds(fmt, ns, methods).items():
+        ax.plot(ns, np.where(values > 0, values, np.nan), color=palette.muted, lw=1,
+                ls=":" if name == RANDOM else "--", zorder=1)
+        if name == BOUND_OF["naive"]:
+            # The steep worst case is labelled on its own line, above and left of where it is 1/8:
+            # nothing is drawn above it (the stall label sits higher, where the line has passed 2).
+            at = (8 * fmt.unit_roundoff) ** -1 + 1
+            ax.annotate(name, (at, 0.125), xytext=(-3, 3), textcoords="offset points", ha="right", va="bottom",
+                        fontsize=LABEL_PT, color=palette.muted)
+        else:
+            y = float(np.interp(np.log2(label_x), np.log2(ns), values))
+            ax.annotate(name, (label_x, y), xytext=(label_dx, 3), textcoords="offset points", ha="right",
+                        va="bottom", fontsize=LABEL_PT, color=palette.muted)
+    for row, method in zip(rows, methods):
+        look, colour = LOOKS[method], LOOKS[method].colour(palette)
+        errors = sweep.errors[method]
+        low, mid, high = np.percentile(errors, [10, 50, 90], axis=0)
+        # The band where at least 90 % of the trials are inexact, so it has a bottom on a log axis.
+        if method == SHARED_BAND:
+            ax.fill_between(ns, low, high, where=low > 0, facecolor="none", edgecolor=colour, hatch="////",
+                            lw=0, alpha=0.55, zorder=2)
+        else:
+            ax.fill_between(ns, low, high, where=low > 0, color=colour, alpha=0.16, lw=0, zorder=2)
+        method_line(ax, method, ns, np.where(mid > 0, mid, np.nan), palette, zorder=3)
+        exact = mid == 0  # at least half the trials exact: a marker on the method's row of the strip
+        ax.plot(ns[exact], np.full(int(exact.sum()), row), ls="none", marker=MARKERS[look.marker].matplotlib,
+                ms=4.5, color=colour, markeredgecolor=palette.background, markeredgewidth=0.6, zorder=3)
     if stall_n <= ns[-1]:
         ax.axvline(stall_n, color=LOOKS["naive"].colour(palette), lw=1, alpha=0.6, zorder=1)
-        ax.annotate(f"naive stalls at {number(fmt.stall_point)}\n(n ≈ {number(stall_n)})", (stall_n, 0.5),
-                    xytext=(-4, 0), textcoords="offset points", ha="right", va="top", fontsize=8,
+        # Above the worst-case line, which reaches 2 just at the stall: nothing else is drawn there.
+        ax.annotate(f"naive stalls at {number(fmt.stall_point)} (n ≈ {number(stall_n)})", (stall_n, 2.0),
+                    xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom", fontsize=LABEL_PT,
                     color=LOOKS["naive"].colour(palette))
-    ax.axhspan(floor / 2, floor * 2, color=palette.grid, alpha=0.6, lw=0, zorder=0)
-    ax.text(ns[-1], floor, "exact (error 0) ", ha="right", va="center", fontsize=8, color=palette.muted)
+    bottom, top = rows[-1] / STRIP_ROW, floor * STRIP_ROW
+    ax.axhspan(bottom, top, color=palette.grid, alpha=0.6, lw=0, zorder=0)
+    ax.annotate("exact (error 0)", (label_x, float(np.sqrt(bottom * top))), xytext=(label_dx, 0),
+                textcoords="offset points", ha="right", va="center", fontsize=LABEL_PT, color=palette.muted)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlim(1, ns[-1])
-    ax.set_ylim(floor / 2, Y_TOP)
+    ax.set_xlim(2**-0.3, ns[-1])  # room for the whole of the markers at n = 1
+    ax.set_ylim(bottom, Y_TOP)
+    # Decades above the strip only: inside it the height is a row, not a value.
+    decades = np.arange(0, np.floor(np.log10(top)), -2)
+    ax.yaxis.set_major_locator(FixedLocator([10.0**d for d in decades.tolist()]))
+    ax.yaxis.set_minor_locator(NullLocator())
     ax.set_title(f"{fmt.label} (u = 2$^{{-{fmt.precision}}}$)", fontsize=11)
     ax.set_xlabel("n, number of inputs summed")
     ax.grid(True, which="major", color=palette.grid, lw=0.6)
@@ -172,20 +233,34 @@ def alt_text(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
 def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
     """The figure's caption (HTML)."""
     labels = " and ".join(s.fmt.label for s in sweeps.values())
+    shade = f"shade; hatched for {LOOKS[SHARED_BAND].label}" if SHARED_BAND in params.methods else "shade"
+    drawn = [formula for method, formula in WORST_CASE.items() if method in params.methods]
+    listed = ", ".join(drawn[:-1]) + f" and {drawn[-1]}" if len(drawn) > 1 else "".join(drawn)
     return (f"Relative error against n in {labels}, for uniform inputs in [0, 1): the median over "
-            f"{params.trials} seeded trials (line) and the 10-90 % band (shade). Dashed: the worst-case "
-            "bounds (n−1)u, ⌈log₂ n⌉u and 2u; dotted: √n·u, the typical size for random data. "
-            "Exact results sit on the grey strip at the bottom. ")
+            f"{params.trials} seeded trials (line) and the 10-90 % band ({shade}). Dashed: the worst-case "
+            f"bound{'s' if len(drawn) > 1 else ''} {listed}; dotted: √n·u, the typical size for random data. "
+            "A marker on the grey strip at the bottom, one row per method: the median trial was exact (error 0). "
+            "Lines join inexact medians only, and a band is left out where a tenth or more of the trials "
+            "were exact. ")
 
 
 def headline(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> NestedNumbers:
-    """Numbers the pages quote: ``trials``, ``n_max``, and ``<format>.<method>.median``, the median
-    relative error at ``n_max``.
+    """Numbers the pages quote: ``trials``, ``n_max``, ``growth_from``, and per format and method
+    ``median`` (the median relative error at ``n_max``) and ``growth`` (that median over the
+    median at ``growth_from``, to two figures; "none" where the sweep does not reach it or the
+    median there is 0).
     """
-    numbers: dict[str, NestedNumbers | str] = {"trials": number(params.trials), "n_max": number(params.n_max)}
+    numbers: dict[str, NestedNumbers | str] = {"trials": number(params.trials), "n_max": number(params.n_max),
+                                               "growth_from": number(GROWTH_FROM)}
     for name, sweep in sweeps.items():
-        numbers[name] = {method: {"median": significant(float(np.median(errors[:, -1])))}
-                         for method, errors in sweep.errors.items()}
+        start = np.nonzero(sweep.ns == GROWTH_FROM)[0]
+        per_method: dict[str, NestedNumbers | str] = {}
+        for method, errors in sweep.errors.items():
+            last = float(np.median(errors[:, -1]))
+            first = float(np.median(errors[:, start[0]])) if start.size else 0.0
+            growth = number(float(f"{last / first:.2g}")) if first > 0 else "none"
+            per_method[method] = {"median": significant(last), "growth": growth}
+        numbers[name] = per_method
     return numbers
 
 

@@ -1,19 +1,33 @@
-"""Matplotlib, set up once for every static figure: reproducible files in both palettes, lines in the table's looks."""
+"""Matplotlib, set up once for every static figure: reproducible files in both palettes, lines in the table's looks.
+
+Every figure drawn through :func:`render` is checked for legibility before
+it is saved (:func:`text_collisions`): no two labels overlap, none leaves
+the figure, and no label inside a plot leaves it or is crossed by a line.
+"""
 
 from __future__ import annotations
 
 import io
+import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.artist import Artist  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.axis import Axis, Tick, XAxis  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.path import Path  # noqa: E402
+from matplotlib.text import Annotation, Text  # noqa: E402
+from matplotlib.transforms import Bbox, BboxBase  # noqa: E402
 from matplotlib.typing import RcKeyType  # noqa: E402
 
 from .contract import FigureFiles  # noqa: E402
@@ -107,14 +121,254 @@ def style_axes(fig: Figure, palette: Palette) -> None:
             text.set_color(palette.text)
 
 
+MATH_DEFAULT = re.compile(r"\\mathdefault\{((?:[^{}]|\{[^{}]*\})*)\}")
+"""Matplotlib's wrapper around tick labels in mathtext, left out of messages: ``2^{-12}``, not the wrapper."""
+TOUCH_PT = 0.75
+"""Boxes may share this much (points) before they count as overlapping: text boxes include the
+line's full ascent and descent, so neighbours set edge to edge touch without any ink meeting."""
+
+
+class LayoutError(ValueError):
+    """A figure's labels collide or leave it; the message names the figure, the palette and each label."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """A drawn text (or a legend, as one box) and where it is.
+
+    ``kind`` says what it is (``"x tick label"``, ``"y-axis label"``, ``"title"``,
+    ``"annotation"``, ``"text"``, ``"legend text"``, ``"legend"`` for a legend's box);
+    ``axes`` is the axes that holds it (``None`` for figure-level text);
+    ``in_plot`` is true for what a figure placed inside a plot (``ax.text``,
+    ``ax.annotate``, a legend inside the axes): it must stay inside the axes
+    and no data line of the axes may cross it.
+    """
+
+    text: str
+    kind: str
+    box: Bbox
+    axes: Axes | None
+    in_plot: bool
+    legend: Legend | None = None
+    shown: bool = True
+    """False for an annotation matplotlib leaves out because its point is outside its axes."""
+
+    def describe(self) -> str:
+        """The label as a message names it: ``annotation "naive stalls at 256 (n ≈ 512)" (panel "BF16")``."""
+        shown = " ".join(MATH_DEFAULT.sub(r"\1", self.text).replace("$", "").split())
+        shown = shown if len(shown) <= 48 else shown[:47] + "…"
+        where = ""
+        if self.axes is not None:
+            title = " ".join(self.axes.get_title().split())
+            where = f' (panel "{title}")' if title else ""
+        return f'{self.kind} "{shown}"{where}'
+
+
+def _drawn_ticks(axis: Axis) -> list[Tick]:
+    """The ticks ``axis`` draws: those whose location is inside the view interval, as matplotlib decides."""
+    ticks = axis.get_major_ticks(len(axis.get_majorticklocs())) + axis.get_minor_ticks(len(axis.get_minorticklocs()))
+    low, high = sorted(axis.get_view_interval())
+    ends = axis.get_transform().transform(np.array([low, high]))
+    span = sorted(float(v) for v in np.ravel(ends))
+    slack = 1e-10 * max(1.0, abs(span[1] - span[0]))
+    drawn = []
+    for tick in ticks:
+        where = float(np.ravel(axis.get_transform().transform(np.array([tick.get_loc()])))[0])
+        if tick.get_visible() and span[0] - slack <= where <= span[1] + slack:
+            drawn.append(tick)
+    return drawn
+
+
+Found = tuple[Text, str, Axes | None, Legend | None]
+"""A text, its kind, the axes that holds it and the legend it is part of."""
+
+
+def _texts(artist: Artist, kind: str, axes: Axes | None, legend: Legend | None) -> Iterator[Found]:
+    """Every visible, non-empty Text below ``artist`` that a draw shows, with its kind, axes and legend."""
+    if not artist.get_visible():
+        return
+    if isinstance(artist, Text):
+        if artist.get_text().strip():
+            yield artist, kind, axes, legend
+        return
+    if isinstance(artist, Axes):
+        axes = artist
+        children = [c for c in artist.get_children() if artist.axison or not isinstance(c, Axis)]
+        placed = set(map(id, artist.texts))  # ax.text and ax.annotate; its other texts are its titles
+        for child in children:
+            if id(child) in placed:
+                yield from _texts(child, "annotation" if isinstance(child, Annotation) else "text", axes, legend)
+            elif isinstance(child, Text):
+                yield from _texts(child, "title", axes, legend)
+            else:
+                yield from _texts(child, kind, axes, legend)
+        return
+    if isinstance(artist, Axis):
+        name = "x" if isinstance(artist, XAxis) else "y"
+        yield from _texts(artist.label, f"{name}-axis label", axes, legend)
+        yield from _texts(artist.offsetText, f"{name}-axis offset", axes, legend)
+        for tick in _drawn_ticks(artist):
+            for label in (tick.label1, tick.label2):
+                yield from _texts(label, f"{name} tick label", axes, legend)
+        return
+    if isinstance(artist, Legend):
+        legend, kind = artist, "legend text"
+    for child in artist.get_children():
+        yield from _texts(child, kind, axes, legend)
+
+
+def _annotation_drawn(text: Text) -> bool:
+    """False for an annotation that matplotlib leaves out because its point is outside its axes."""
+    if not isinstance(text, Annotation) or text.axes is None:
+        return True
+    clip = text.get_annotation_clip()
+    if clip is False or (clip is None and text.xycoords != "data"):
+        return True
+    point = text.axes.transData.transform(np.array([text.xy], dtype=float))[0]
+    return bool(text.axes.contains_point(point))
+
+
+def drawn_labels(fig: Figure) -> list[Label]:
+    """Every text ``fig`` draws (tick labels, axis labels, titles, annotations, legend texts), each
+    legend as one more box, with where they are in display units; ``fig`` must have been drawn.
+    """
+    labels = []
+    for text, kind, axes, legend in _texts(fig, "figure text", None, None):
+        in_plot = kind in ("annotation", "text") and axes is not None
+        if not _annotation_drawn(text):
+            labels.append(Label(text.get_text(), kind, Bbox.null(), axes, in_plot, legend, shown=False))
+            continue
+        box = Text.get_window_extent(text)  # an annotation's text only: its arrow may cross lines
+        if box.width > 0 and box.height > 0:
+            labels.append(Label(text.get_text(), kind, box, axes, in_plot, legend))
+    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    for legend in legends:
+        if legend is not None and legend.get_visible() and legend.get_texts():
+            axes = legend.axes if isinstance(legend.parent, Axes) else None
+            names = ", ".join(t.get_text() for t in legend.get_texts())
+            labels.append(Label(names, "legend", legend.get_window_extent(), axes, axes is not None, legend))
+    return labels
+
+
+def _overlap(a: BboxBase, b: BboxBase, slack: float) -> bool:
+    return bool(min(a.x1, b.x1) - max(a.x0, b.x0) > slack and min(a.y1, b.y1) - max(a.y0, b.y0) > slack)
+
+
+def _inside(box: BboxBase, frame: BboxBase, slack: float) -> bool:
+    return (box.x0 >= frame.x0 - slack and box.x1 <= frame.x1 + slack
+            and box.y0 >= frame.y0 - slack and box.y1 <= frame.y1 + slack)
+
+
+def _crosses(line: Line2D, box: BboxBase) -> bool:
+    """Whether ``line`` (its path, or for a line of markers only, its markers) passes through ``box``."""
+    points = np.asarray(line.get_transform().transform_path(line.get_path()).vertices, dtype=float)
+    finite = np.all(np.isfinite(points), axis=1)
+    if line.get_linestyle() in ("None", "none", "", " "):
+        figure = line.get_figure(root=True)
+        radius = float(line.get_markersize()) / 2 * (figure.dpi if figure is not None else 72) / 72
+        x, y = points[:, 0], points[:, 1]
+        hit = (x >= box.x0 - radius) & (x <= box.x1 + radius) & (y >= box.y0 - radius) & (y <= box.y1 + radius)
+        return bool(np.any(finite & hit))
+    runs = np.split(points, np.nonzero(~finite)[0])
+    for run in runs:
+        run = run[np.all(np.isfinite(run), axis=1)]
+        if len(run) == 1 and box.contains(run[0, 0], run[0, 1]):
+            return True
+        if len(run) > 1 and Path(run).intersects_bbox(Bbox(box.get_points()), filled=False):
+            return True
+    return False
+
+
+def _hides_lines(legend: Legend) -> bool:
+    """A legend drawn on an opaque frame hides the lines under it: crossing it is no collision."""
+    frame = legend.get_frame()
+    alpha = frame.get_alpha()
+    opaque = (alpha is None or alpha > 0) and float(np.asarray(frame.get_facecolor())[3]) > 0
+    return bool(legend.get_frame_on()) and opaque
+
+
+def text_collisions(fig: Figure) -> list[str]:
+    """What a reader of ``fig`` could not read, one line each; empty when every label is clear.
+
+    Lays ``fig`` out and draws it without output (text extents are known only
+    after a draw, and only for the layout that draw made), then reports
+
+    - two texts whose boxes overlap by more than :data:`TOUCH_PT`, and a
+      legend's box that meets a text of anything else;
+    - a text or legend that leaves the figure;
+    - a text or legend placed inside a plot that leaves its axes, or that a
+      line of its axes crosses (a legend with an opaque frame hides the lines);
+    - an annotation matplotlib leaves out because its point is outside its axes.
+
+    Only visible, non-empty texts that a draw shows are compared: tick labels
+    of the ticks in view (a shared axis's hidden labels count for nothing),
+    titles, axis labels, annotations and texts, legend texts.
+    """
+    fig.draw_without_rendering()
+    slack = TOUCH_PT * fig.dpi / 72
+    labels = drawn_labels(fig)
+    problems = [f"{label.describe()} is not drawn: its point is outside its axes" for label in labels
+                if not label.shown]
+    labels = [label for label in labels if label.shown]
+    for a, b in itertools.combinations(labels, 2):
+        if a.kind == "legend" and b.legend is a.legend or b.kind == "legend" and a.legend is b.legend:
+            continue
+        if _overlap(a.box, b.box, slack):
+            problems.append(f"{a.describe()} overlaps {b.describe()}")
+    for label in labels:
+        if not _inside(label.box, fig.bbox, slack):
+            problems.append(f"{label.describe()} leaves the figure")
+        if label.in_plot and label.axes is not None:
+            if not _inside(label.box, label.axes.bbox, slack):
+                problems.append(f"{label.describe()} leaves its axes")
+            if label.kind == "legend" and label.legend is not None and _hides_lines(label.legend):
+                continue
+            inner = label.box.padded(-slack)
+            for line in label.axes.get_lines():
+                if line.get_visible() and _crosses(line, inner):
+                    problems.append(f"{label.describe()} is crossed by {_line_name(line)}")
+    return problems
+
+
+def _line_name(line: Line2D) -> str:
+    """A line as a message names it: its legend label, its method, or its style."""
+    label = str(line.get_label())
+    if not label.startswith("_"):
+        return f'the line "{label}"'
+    gid = line.get_gid() or ""
+    if gid.startswith(LOOK_GID):
+        return f"a {gid.removeprefix(LOOK_GID).rsplit('-', 1)[0]} line"
+    style = {"-": "solid", "--": "dashed", ":": "dotted", "-.": "dash-dot"}.get(str(line.get_linestyle()), "")
+    return f"an unlabelled {style} line".replace("  ", " ")
+
+
+def check_layout(fig: Figure, figure_id: str, palette: Palette) -> None:
+    """``LayoutError`` naming ``figure_id``, the palette and every collision :func:`text_collisions` finds."""
+    problems = text_collisions(fig)
+    if problems:
+        raise LayoutError(f"figure {figure_id!r} ({palette.name} palette) is not legible: " + "; ".join(problems))
+
+
 def render(draw: Callable[[Palette], Figure], figure_id: str) -> dict[str, bytes]:
-    """The light and dark SVG and the slide PNG (light) of ``figure_id``, from one drawing function."""
+    """The light and dark SVG and the slide PNG (light) of ``figure_id``, from one drawing function.
+
+    Each palette's figure is laid out and checked first (:func:`check_layout`): a
+    label that collides stops the build with a message naming the figure and the
+    labels.  The files keep that layout (it is not worked out again for each
+    file), so what is saved is what was checked.
+    """
     files: dict[str, bytes] = {}
     paths = FigureFiles.of(figure_id)
     with plt.rc_context(RC):
         for palette in PALETTES:
             fig = draw(palette)
             style_axes(fig, palette)
+            try:
+                check_layout(fig, figure_id, palette)
+            except LayoutError:
+                plt.close(fig)
+                raise
+            fig.set_layout_engine("none")  # keep the layout just checked: the files show what was checked
             files[paths.svg if palette.name == "light" else paths.dark_svg] = svg_bytes(fig)
             if palette.name == "light":
                 files[paths.png] = png_bytes(fig)

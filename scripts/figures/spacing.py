@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullFormatter
 
 import fpsum
 
@@ -61,8 +62,16 @@ def binades(fmt: fpsum.Format, params: SpacingParams) -> tuple[np.ndarray, np.nd
 
 
 def draw(params: SpacingParams, palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
+    """The figure in one palette; the caller saves and closes it.
+
+    Each format's stall point is a dot where its staircase meets gap 2, and a
+    tick in its colour on the top axis, with the number: beside the dots the
+    staircases, a binade or three apart, leave no room for a label.
+    """
     fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    stalls: list[tuple[float, str]] = []
     for name in params.formats:
         fmt = fpsum.get_format(name)
         starts, gaps = binades(fmt, params)
@@ -72,19 +81,38 @@ def draw(params: SpacingParams, palette: Palette) -> Figure:
         ax.step(np.append(starts, end), np.append(gaps, gaps[-1]), where="post", color=colour, ls=dash, lw=2,
                 label=fmt.label)
         ax.plot([fmt.stall_point], [fmt.ulp(fmt.stall_point)], marker="o", ms=7, color=colour, zorder=4)
-        ax.annotate(f"{number(fmt.stall_point)}", (fmt.stall_point, fmt.ulp(fmt.stall_point)), xytext=(-4, 6),
-                    textcoords="offset points", ha="right", fontsize=8, color=colour)
+        stalls.append((fmt.stall_point, colour))
+    ax.set_ylim(ax.get_ylim())  # the staircases' range, before the guides below reach the top
+    for x, colour in stalls:  # from each stall point up to its tick on the top axis
+        ax.plot([x, x], [2, ax.get_ylim()[1]], color=colour, lw=0.8, ls=":", alpha=0.8, zorder=1)
     ax.axhline(2, color=palette.muted, lw=1, ls=":")
     ax.annotate("gap 2: every input in [0, 1) is lost (stall)", (2.0 ** params.low_exponent, 2), xytext=(2, 4),
                 textcoords="offset points", fontsize=8, color=palette.muted)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log", base=2)
     ax.set_xlim(2.0 ** params.low_exponent, 2.0 ** (params.high_exponent + 1))
+    ax.xaxis.set_major_locator(FixedLocator(_powers(ax.get_xlim(), 4)))
+    ax.xaxis.set_minor_locator(FixedLocator(_powers(ax.get_xlim(), 1)))
+    ax.yaxis.set_major_locator(FixedLocator(_powers(ax.get_ylim(), 8)))
+    ax.yaxis.set_minor_locator(FixedLocator(_powers(ax.get_ylim(), 2)))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("magnitude |x|")
     ax.set_ylabel("gap to the next value, ulp(x)")
     ax.grid(True, color=palette.grid, lw=0.6)
     ax.legend(frameon=False, loc="upper left", fontsize=9)
+    top = ax.secondary_xaxis("top")
+    top.set_xticks([x for x, _ in stalls], [number(x) for x, _ in stalls], fontsize=8)
+    top.set_xlabel("stall point: the gap reaches 2", fontsize=9, color=palette.text)
+    top.tick_params(colors=palette.axis)
+    top.spines["top"].set_color(palette.axis)
+    for label, (_, colour) in zip(top.get_xticklabels(), stalls):
+        label.set_color(colour)
     return fig
+
+
+def _powers(limits: tuple[float, float], step: int) -> list[float]:
+    """The powers of two within ``limits`` whose exponent is a multiple of ``step``."""
+    low, high = (int(np.ceil(np.log2(min(limits)) / step)), int(np.floor(np.log2(max(limits)) / step)))
+    return [2.0 ** (k * step) for k in range(low, high + 1)]
 
 
 def build(figure_id: str, params: SpacingParams) -> Built:
@@ -105,6 +133,6 @@ def build(figure_id: str, params: SpacingParams) -> Built:
            f"counting, at its stall point: {stalls}.")
     caption = ("The gap between neighbouring representable values (ulp) against magnitude: constant within a "
                "binade, doubling at each power of two. Dots: where the gap reaches 2, the stall point of a "
-               "running sum of inputs in [0, 1). ")
+               "running sum of inputs in [0, 1), each read off on the top axis. ")
     files |= static_fragment(figure_id, SIZE, alt, caption)
     return Built(files=files)

@@ -14,7 +14,7 @@ import fpsum
 
 from .contract import FigureFiles
 from .html import static_fragment
-from .looks import Palette
+from .looks import LOOKS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number
@@ -82,6 +82,10 @@ def draw(results: list[Result], palette: Palette) -> Figure:
         method_line(ax, "naive", r.steps, r.nearest, palette, label="round to nearest")
         method_line(ax, "exact", r.steps, r.exact, palette, zorder=4)
         ax.axhline(r.fmt.stall_point, color=palette.muted, lw=0.8, ls=":")
+        # Over the flat end of round to nearest, where the stochastic runs have long since climbed away.
+        ax.annotate(f"round to nearest stalls at {number(r.fmt.stall_point)}", (r.steps[-1], r.fmt.stall_point),
+                    xytext=(-4, 5), textcoords="offset points", ha="right", va="bottom", fontsize=8,
+                    color=LOOKS["naive"].colour(palette))
         ax.set_title(f"{r.fmt.label}: naive summation, {len(r.stochastic)} stochastic runs", fontsize=11)
         ax.set_xlabel("inputs added")
         ax.set_xlim(0, r.steps[-1])
@@ -120,8 +124,9 @@ def build(figure_id: str, params: StochasticParams) -> Built:
                     f"the exact {number(float(r.exact[-1]))}")
     files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
     alt = (f"Running totals of {number(params.n)} uniform inputs, one panel per format. " + "; ".join(said) + ".")
-    caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest (solid) and "
-               f"with stochastic rounding ({params.runs} runs with different random streams, thin lines); "
-               "the thin dark line: the exact running total; dotted: the stall point. ")
+    caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest (thick, with "
+               f"markers) and with stochastic rounding ({params.runs} runs with different random streams, thin "
+               "dashed lines); thin solid line, drawn on top: the exact running total; dotted: the stall point, "
+               "where round to nearest stops. ")
     files |= static_fragment(figure_id, SIZE, alt, caption)
     return Built(files=files, numbers=numbers)

@@ -1,7 +1,12 @@
-"""The animated "race" figure: running total against inputs added, one line per method.
+"""The animated "race" figure: running total against inputs added, one line per method, and each one's error below.
+
+Two plots share the x axis: the running totals, and under them each
+method's distance from the exact total in ulps on a log scale
+(:mod:`.errors`), where the methods that the totals' scale draws as one
+line come apart and the exact total is the zero line.
 
 An SVG written by hand (no plotting library draws it), because it animates
-with SMIL: a clip rectangle whose width grows reveals the lines over
+with SMIL: a clip rectangle whose width grows reveals the lines of both plots over
 :data:`DURATION_S` seconds, a readout shows the current count and every
 total, and the leaders to the final values fade in at the end.  In a
 standalone file the readout is a film strip stepped by SMIL, so the file
@@ -20,11 +25,12 @@ Every method's colour, dash pattern, width, marker and label comes from
 
 Modules, one concern each:
 
+- :mod:`.errors`: the methods' running errors in ulps and their log scale;
 - :mod:`.layout`: sizes, timing, scales, ticks, the readout rows, the two views;
 - :mod:`.style`: the series' inline styles and the SVG's style sheet;
 - :mod:`.defs`: what ``<defs>`` holds: markers, clip paths, grid, lines, end dots;
 - :mod:`.readout`: the legend, the running readout and the final frame;
-- :mod:`.labels`: axis and stall labels, the title and description;
+- :mod:`.labels`: axis and stall labels, the errors' key, the title and description;
 - :mod:`.svg`: the layouts put together, the SVG and the page fragment.
 """
 

@@ -1,4 +1,7 @@
-"""What the race draws once, in ``<defs>``: marker shapes, clip paths, the grid, the lines and the end dots.
+"""What the race draws once, in ``<defs>``: marker shapes, clip paths, the grids, the lines and the end dots.
+
+Each series has two lines: its running total in the upper plot and its
+error in the lower one (:mod:`.errors`), both in its look.
 
 Both layouts show these through ``<use>``, so they carry ``style``
 attributes rather than classes.
@@ -15,6 +18,7 @@ from ..looks import CIRCLE_RADIUS, LOOKS, MARKERS
 from .layout import (
     COLUMN_X,
     DURATION_S,
+    ERRORS,
     HEIGHT,
     PLOT,
     SERIES,
@@ -24,6 +28,7 @@ from .layout import (
     final_value,
     num,
     stall_level,
+    stall_step,
     tenths,
     ticks,
 )
@@ -100,21 +105,21 @@ def path_data(runs: list[list[tuple[int, int]]]) -> str:
     return "".join(parts)
 
 
-def line_layer(lay: Layout, href: str) -> str:
-    """Every series' line (the exact total last: thin, on top) and markers, as ``#{fid}-lines``.
+def line_layer(lay: Layout, href: str, name: str, ys: dict[str, FloatArray]) -> str:
+    """Every series' line through ``ys`` (the exact total last: thin, on top) and markers, as ``#{fid}-{name}``.
 
     Markers are staggered along the lines so that coinciding lines still
     show every method's marker.
     """
     methods = [s for s in SERIES if LOOKS[s].marker]
-    out = [f'<g id="{lay.fid}-lines">']
+    out = [f'<g id="{lay.fid}-{name}">']
     for s in SERIES[::-1]:
-        out.append(f'<path style="{series_stroke(s)}" d="{path_data(polylines(lay.xs, lay.ys[s]))}"/>')
+        out.append(f'<path style="{series_stroke(s)}" d="{path_data(polylines(lay.xs, ys[s]))}"/>')
     for j, s in enumerate(methods):
         dots = []
         for k in range(MARKERS_PER_LINE):
             x = PLOT.left + (PLOT.right - PLOT.left) * (k + (j + 1) / (len(methods) + 1)) / MARKERS_PER_LINE
-            y = float(np.interp(x, lay.xs, lay.ys[s]))
+            y = float(np.interp(x, lay.xs, ys[s]))
             if math.isfinite(y):
                 dots.append(marker(lay.fid, s, x, y, href))
         out.append(f'<g style="{series_fill(s)}">{"".join(dots)}</g>')
@@ -122,22 +127,42 @@ def line_layer(lay: Layout, href: str) -> str:
     return "".join(out)
 
 
+def stall_guide(lay: Layout) -> str:
+    """A dashed vertical through both plots where the naive sum stalled, as ``#{fid}-stall`` ("" if it did not).
+
+    Revealed with the lines: it marks what the race does, not the format.
+    """
+    found = stall_step(lay)
+    if found is None:
+        return ""
+    x = num(found[1])
+    return (f'<path id="{lay.fid}-stall" style="{guide_stroke("axis", 1.3, STALL_DASH)}" '
+            f'd="M{x} {num(PLOT.top)}V{num(PLOT.bottom)}M{x} {num(ERRORS.top)}V{num(ERRORS.bottom)}"/>')
+
+
 def end_layer(lay: Layout) -> str:
-    """A dot at the end of every line with a finite final total, as ``#{fid}-ends``."""
-    dots = [f'<circle style="{series_fill(s)}" cx="{num(PLOT.right)}" cy="{num(lay.y(v))}" r="{END_DOT_RADIUS:g}"/>'
-            for s in SERIES for v in [final_value(lay.race, s)] if math.isfinite(v)]
+    """A dot at the end of every line with a finite final total or error, as ``#{fid}-ends``."""
+    ends = [(s, y) for s in SERIES for y in (lay.y(final_value(lay.race, s)), float(lay.es[s][-1]))]
+    dots = [f'<circle style="{series_fill(s)}" cx="{num(PLOT.right)}" cy="{num(y)}" r="{END_DOT_RADIUS:g}"/>'
+            for s, y in ends if math.isfinite(y)]
     return f'<g id="{lay.fid}-ends">{"".join(dots)}</g>'
 
 
 def grid_layer(lay: Layout) -> str:
-    """Gridlines, the zero line (if inside the plot), the x axis with ticks, the stall level: ``#{fid}-grid``."""
-    left, right, bottom = num(PLOT.left), num(PLOT.right), num(PLOT.bottom)
+    """Both plots' gridlines and axes, the x ticks, the totals' zero line and the stall level: ``#{fid}-grid``.
+
+    The errors' axis is their zero line, the exact total's error.
+    """
+    left, right = num(PLOT.left), num(PLOT.right)
     grid: list[str] = []
-    axis = [f"M{left} {bottom}H{right}"]
+    axis: list[str] = []
     for value in ticks(lay.y.lo, lay.y.hi):
         path = f"M{left} {num(lay.y(value))}H{right}"
         (axis if value == 0 and lay.y.lo < 0 else grid).append(path)
-    axis += [f"M{num(lay.x(v))} {bottom}v5" for v in ticks(0.0, float(lay.race.n))]
+    grid += [f"M{left} {num(lay.err(10.0 ** e))}H{right}" for e in lay.err.decade_ticks()]
+    for bottom in (PLOT.bottom, ERRORS.bottom):
+        axis.append(f"M{left} {num(bottom)}H{right}")
+        axis += [f"M{num(lay.x(v))} {num(bottom)}v5" for v in ticks(0.0, float(lay.race.n))]
     out = [
         f'<g id="{lay.fid}-grid">',
         f'<path style="{guide_stroke("grid", 1)}" d="{"".join(grid)}"/>',
@@ -164,5 +189,6 @@ def defs(lay: Layout, href: str, film_strip: bool) -> str:
     )
     window = (f'<clipPath id="{fid}-window"><rect x="{num(COLUMN_X)}" y="0" '
               f'width="{num(WIDTH - COLUMN_X)}" height="{HEIGHT}"/></clipPath>') if film_strip else ""
-    layers = grid_layer(lay) + line_layer(lay, href) + end_layer(lay)
+    layers = (grid_layer(lay) + line_layer(lay, href, "lines", lay.ys) + line_layer(lay, href, "errors", lay.es)
+              + stall_guide(lay) + end_layer(lay))
     return f"<defs>{marker_shapes(fid)}{reveal}{window}{layers}</defs>"

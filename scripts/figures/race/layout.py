@@ -13,6 +13,8 @@ from matplotlib.ticker import MaxNLocator
 
 from fpsum import Method, Race
 
+from .errors import LogScale, error_domain, shown_errors
+
 FloatArray = npt.NDArray[np.float64]
 Point = tuple[float, float]
 
@@ -20,9 +22,9 @@ DURATION_S = 10
 """Seconds the reveal takes."""
 FRAMES = 60
 """Readout frames during the reveal (the final readout comes on top)."""
-WIDTH, HEIGHT = 640, 400
+WIDTH, HEIGHT = 640, 520
 """The viewBox of the wide layout, in user units."""
-NARROW_HEIGHT = 776
+NARROW_HEIGHT = 1066
 """Height of the narrow layout: the same 640 units wide, drawn below the viewBox's bottom edge."""
 NARROW_BELOW = 560
 """Container width (CSS px) at and below which the narrow layout replaces the wide one."""
@@ -41,8 +43,10 @@ class Box:
     bottom: float
 
 
-PLOT = Box(left=66, top=72, right=404, bottom=340)
-"""The plot in the wide layout.  The lines are drawn in these coordinates."""
+PLOT = Box(left=66, top=72, right=404, bottom=262)
+"""The running totals' plot in the wide layout.  The lines are drawn in these coordinates."""
+ERRORS = Box(left=PLOT.left, top=306, right=PLOT.right, bottom=466)
+"""The errors' plot in the wide layout, below the totals' and sharing their x scale."""
 COLUMN_X = 432.0
 """Wide layout: left edge of the readout column (a swatch, then the name over the value)."""
 TEXT_X = COLUMN_X + 30
@@ -141,6 +145,10 @@ class Layout:
     y: Scale
     xs: FloatArray
     ys: dict[str, FloatArray]
+    err: LogScale
+    """The y scale of the errors' plot."""
+    es: dict[str, FloatArray]
+    """Every series' error points (user units) in the errors' plot, at the same ``xs``."""
     order: tuple[str, ...]
     """Series from the highest final total down (ties in :data:`SERIES` order; NaN first)."""
     rows: dict[str, float]
@@ -148,7 +156,10 @@ class Layout:
 
 
 def layout(race: Race, fid: str) -> Layout:
-    """Scales, the user-unit points of every series (starting at 0 inputs, total 0), and the readout rows."""
+    """Scales, the user-unit points of every series (starting at 0 inputs, total 0, error 0), the readout rows."""
+    errors = shown_errors(race)
+    err = LogScale(*error_domain(errors), ERRORS.bottom, ERRORS.top)
+    es = {s: np.array([err(v) for v in np.concatenate([[0.0], errors[s]])]) for s in SERIES}
     lo, hi = y_domain(race)
     x = Scale(0.0, float(race.n), PLOT.left, PLOT.right)
     y = Scale(lo, hi, PLOT.bottom, PLOT.top)
@@ -158,15 +169,21 @@ def layout(race: Race, fid: str) -> Layout:
     ends = [(y(v) if math.isfinite(v) else PLOT.top, i, s)
             for i, s in enumerate(SERIES) for v in [final_value(race, s)]]
     ends.sort()
-    placed = dodge([e[0] + 5 for e in ends], ROW_GAP, PLOT.top + 10, PLOT.bottom - 24)
+    placed = dodge([e[0] + 5 for e in ends], ROW_GAP, PLOT.top + 10, PLOT.bottom + 10)
     order = tuple(e[2] for e in ends)
-    return Layout(fid, race, x, y, xs, ys, order, dict(zip(order, placed)))
+    return Layout(fid, race, x, y, xs, ys, err, es, order, dict(zip(order, placed)))
 
 
 def stall_level(lay: Layout) -> float | None:
     """The y (user units) of the format's stall point, or None if no total came near it."""
     point = lay.race.fmt.stall_point
     return lay.y(point) if lay.y.lo <= point <= lay.y.hi else None
+
+
+def stall_step(lay: Layout) -> tuple[int, float] | None:
+    """After how many inputs the naive sum stalled, and the x (user units) of that count; None if it did not."""
+    step = lay.race.stalls.get("naive")
+    return None if step is None else (step, lay.x(float(step)))
 
 
 @dataclass(frozen=True)
@@ -197,5 +214,5 @@ class View:
 
 WIDE = View(1.0, 0.0, 0.0, 14.0)
 _K = (604 - 96) / (PLOT.right - PLOT.left)
-NARROW = View(_K, 96 - _K * PLOT.left, 44 - _K * PLOT.top, 23.0, table_top=536.0)
-"""Phones: the plot 508 units wide and text 23 units (about 12 px on a 360-px screen), the table below."""
+NARROW = View(_K, 96 - _K * PLOT.left, 44 - _K * PLOT.top, 23.0, table_top=NARROW_HEIGHT - 244.0)
+"""Phones: the plots 508 units wide and text 23 units (about 12 px on a 360-px screen), the table below."""

@@ -157,17 +157,19 @@ def final_marks(lay: Layout, view: View, href: str) -> str:
     return f'<path class="lead" d="{"".join(out)}"/>{dots}'
 
 
-def final_parts(lay: Layout, view: View, place: Readout, href: str, live: bool) -> list[str]:
-    """The end marks fading in when the reveal is over, and the still final frame.
+def final_parts(lay: Layout, view: View, place: Readout, href: str, live: bool, also: str = "") -> list[str]:
+    """The end marks fading in when the reveal is over, and the still final frame (with ``also`` in it).
 
-    A ``live`` readout has no final frame of its own, so the final readout fades in with the marks.
+    A ``live`` readout has no final frame of its own, so the final readout
+    fades in with the marks.  ``also`` is what the animation shows on its
+    own before the end (the stall label), for the one still group.
     """
     marks = final_marks(lay, view, href)
     final = "".join(readout(place, frames(lay.race)[-1:]))
     return [
         f'<g class="anim" opacity="0">{marks}{final if live else ""}<animate attributeName="opacity" values="0;1" '
         f'begin="{DURATION_S}s" dur="0.6s" fill="freeze"/></g>',
-        f'<g class="still">{marks}{final}</g>',
+        f'<g class="still">{marks}{final}{also}</g>',
     ]
 
 

@@ -8,8 +8,22 @@ from fpsum import INPUT_LABELS, Race
 
 from ..text import number
 from .defs import defs
-from .labels import axis_labels, desc_text, stall_label, title_text
-from .layout import DURATION_S, HEIGHT, NARROW, PLOT, TEXT_X, WIDE, WIDTH, Layout, View, layout, num
+from .labels import axis_labels, desc_text, error_key, stall_label, stall_step_label, title_text
+from .layout import (
+    DURATION_S,
+    ERRORS,
+    HEIGHT,
+    NARROW,
+    PLOT,
+    TEXT_X,
+    WIDE,
+    WIDTH,
+    Layout,
+    View,
+    layout,
+    num,
+    stall_step,
+)
 from .readout import final_parts, legend, live_readout, moving_readout, narrow_readout, wide_readout
 from .style import css
 
@@ -18,17 +32,30 @@ XLINK_NS = "http://www.w3.org/1999/xlink"
 
 
 def plot_part(lay: Layout, view: View, href: str) -> list[str]:
-    """The grid, the lines in the reveal clip and the cursor at the reveal's edge, placed for ``view``."""
+    """The grids, both plots' lines and the stall guide in the reveal clip, the cursor at its edge, for ``view``."""
     fid, where = lay.fid, view.transform()
     dur = f'begin="0s" dur="{DURATION_S}s" fill="freeze"'
+    guide = f'<use {href}="#{fid}-stall"/>' if stall_step(lay) else ""
     return [
         f'<use {href}="#{fid}-grid"{where}/>',
-        f'<g class="lines"{where} clip-path="url(#{fid}-reveal)"><use {href}="#{fid}-lines"/></g>',
-        f'<g class="anim"{where}><g class="cursor"><path d="M{num(PLOT.left)} {num(PLOT.top)}V{num(PLOT.bottom)}"/>'
+        f'<g class="lines"{where} clip-path="url(#{fid}-reveal)">{guide}'
+        f'<use {href}="#{fid}-lines"/><use {href}="#{fid}-errors"/></g>',
+        f'<g class="anim"{where}><g class="cursor"><path d="M{num(PLOT.left)} {num(PLOT.top)}V{num(ERRORS.bottom)}"/>'
         f'<animateTransform attributeName="transform" type="translate" '
         f'values="0 0;{num(PLOT.right - PLOT.left)} 0" {dur}/>'
         f'<set attributeName="visibility" to="hidden" begin="{DURATION_S}s" fill="freeze"/></g></g>',
+        *stall_step_parts(lay, view),
     ]
+
+
+def stall_step_parts(lay: Layout, view: View) -> list[str]:
+    """The stall guide's label, fading in when the reveal reaches the stall (the still frame has its own copy)."""
+    found, label = stall_step(lay), stall_step_label(lay, view)
+    if found is None or not label:
+        return []
+    begin = DURATION_S * found[0] / lay.race.n
+    return [f'<g class="anim" opacity="0">{label}<animate attributeName="opacity" values="0;1" '
+            f'begin="{begin:.3g}s" dur="0.4s" fill="freeze"/></g>']
 
 
 def wide_layout(lay: Layout, href: str, live: bool) -> list[str]:
@@ -45,9 +72,10 @@ def wide_layout(lay: Layout, href: str, live: bool) -> list[str]:
         *axis_labels(lay, WIDE),
         *plot_part(lay, WIDE, href),
         stall_label(lay, WIDE),
+        error_key(lay, WIDE, TEXT_X - 30, ERRORS.top + 30, chars=28),
         *legend(lay, place, href),
         *(live_readout(lay, place) if live else moving_readout(lay, place)),
-        *final_parts(lay, WIDE, place, href, live),
+        *final_parts(lay, WIDE, place, href, live, also=stall_step_label(lay, WIDE)),
         "</g>",
     ]
 
@@ -61,9 +89,10 @@ def narrow_layout(lay: Layout, href: str) -> list[str]:
         *plot_part(lay, NARROW, href),
         stall_label(lay, NARROW),
         f'<text class="muted" x="4" y="{num(place.count[1])}">inputs added</text>',
+        error_key(lay, NARROW, 4, NARROW.point(0, ERRORS.bottom)[1] + 14 + 4.2 * NARROW.font, chars=46),
         *legend(lay, place, href),
         *live_readout(lay, place),
-        *final_parts(lay, NARROW, place, href, live=True),
+        *final_parts(lay, NARROW, place, href, live=True, also=stall_step_label(lay, NARROW)),
         "</g>",
     ]
 

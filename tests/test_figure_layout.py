@@ -1,0 +1,263 @@
+"""Every matplotlib figure is legible: no two labels overlap, none leaves its axes or the figure.
+
+The check is ``figures.mpl.text_collisions``, from the extents matplotlib
+draws.  ``figures.mpl.render`` runs it on both palettes of every static
+figure before saving, so a collision stops the build; these tests show the
+checker finds what it claims to on small synthetic figures, and run it on the
+real figures with their real data.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+import fpsum
+from figures import blocked, error_vs_n, mpl, neumaier, races, spacing, stochastic_race
+from figures.build import registry
+from figures.contract import FigureFiles
+from figures.looks import LIGHT, PALETTES, Palette
+
+
+@pytest.fixture
+def figure() -> Iterator[Callable[..., Figure]]:
+    """A factory of figures drawn with the build's settings, closed after the test."""
+    made: list[Figure] = []
+
+    def make(**kwargs: Any) -> Figure:
+        with plt.rc_context(mpl.RC):
+            fig = plt.figure(figsize=kwargs.pop("figsize", (4.0, 3.0)), layout="constrained", **kwargs)
+        made.append(fig)
+        return fig
+
+    yield make
+    for fig in made:
+        plt.close(fig)
+
+
+def one_problem(problems: list[str], *words: str) -> str:
+    """The one problem reported, which must name every word."""
+    assert len(problems) == 1, problems
+    assert all(word in problems[0] for word in words), problems[0]
+    return problems[0]
+
+
+# ---------------------------------------------------------------- the checker, on synthetic figures
+
+
+def test_a_clean_figure_has_no_collisions(figure: Callable[..., Figure]) -> None:
+    fig = figure()
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, 1], label="rising")
+    ax.annotate("far from the line", (0.95, 0.1), ha="right", va="bottom")
+    ax.set_title("a title")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.legend(loc="upper left", frameon=False)
+    assert mpl.text_collisions(fig) == []
+
+
+def test_two_overlapping_texts_are_found_and_named(figure: Callable[..., Figure]) -> None:
+    fig = figure()
+    ax = fig.subplots()
+    ax.set_xlim(0, 1)
+    ax.annotate("first label", (0.3, 0.5))
+    ax.annotate("second label", (0.35, 0.5))
+    one_problem(mpl.text_collisions(fig), 'annotation "first label"', "overlaps", 'annotation "second label"')
+
+
+def test_a_label_that_leaves_its_axes_is_found(figure: Callable[..., Figure]) -> None:
+    fig = figure(figsize=(6.0, 3.0))
+    ax = fig.subplots()
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.annotate("runs past the top of the plot", (0.5, 0.98), va="bottom")
+    one_problem(mpl.text_collisions(fig), '"runs past the top of the plot"', "leaves its axes")
+
+
+def test_a_label_that_leaves_the_figure_is_found(figure: Callable[..., Figure]) -> None:
+    fig = figure()
+    fig.subplots()
+    fig.text(0.9, 0.5, "off the right edge")
+    one_problem(mpl.text_collisions(fig), '"off the right edge"', "leaves the figure")
+
+
+def test_a_label_crossed_by_a_line_is_found(figure: Callable[..., Figure]) -> None:
+    fig = figure()
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, 1], label="diagonal")
+    ax.annotate("struck through", (0.5, 0.5), ha="center", va="center")
+    one_problem(mpl.text_collisions(fig), '"struck through"', 'crossed by the line "diagonal"')
+
+
+def test_cramped_tick_labels_are_found(figure: Callable[..., Figure]) -> None:
+    fig = figure(figsize=(2.0, 2.0))
+    ax = fig.subplots()
+    ax.set_xticks(np.arange(0, 40, 2), [f"{v:,}" for v in 1000 * np.arange(0, 40, 2)])
+    problems = mpl.text_collisions(fig)
+    assert problems and all("x tick label" in p and "overlaps" in p for p in problems), problems
+
+
+def test_a_legend_over_a_text_is_found(figure: Callable[..., Figure]) -> None:
+    fig = figure()
+    ax = fig.subplots()
+    ax.plot([0, 1], [5, 5], label="a long legend entry", color="none")
+    ax.set_ylim(0, 10)
+    ax.text(0.02, 0.95, "under the legend", transform=ax.transAxes, va="top")
+    ax.legend(loc="upper left")
+    problems = mpl.text_collisions(fig)
+    assert any('legend "a long legend entry"' in p and '"under the legend"' in p for p in problems), problems
+
+
+def test_an_annotation_left_out_for_its_point_is_found(figure: Callable[..., Figure]) -> None:
+    """Matplotlib silently skips an annotation whose data point is outside its axes."""
+    fig = figure()
+    ax = fig.subplots()
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.annotate("vanished", (0.5, -0.01), xytext=(0, 10), textcoords="offset points")
+    one_problem(mpl.text_collisions(fig), '"vanished"', "not drawn")
+
+
+def test_hidden_and_out_of_view_labels_count_for_nothing(figure: Callable[..., Figure]) -> None:
+    """Shared axes hide the inner panel's tick labels, and ticks past the limits are not drawn."""
+    fig = figure(figsize=(6.0, 3.0))
+    left, right = fig.subplots(1, 2, sharey=True)
+    for ax in (left, right):
+        ax.plot([1, 2**16], [1e-8, 1])
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlim(1, 2**16)
+    right.annotate("", (2, 1e-4))  # empty: nothing to read, nothing to collide
+    right.text(2, 1e-4, "hidden", visible=False)
+    assert mpl.text_collisions(fig) == []
+
+
+def test_render_stops_on_a_collision_naming_the_figure_and_the_labels() -> None:
+    def draw(palette: Palette) -> Figure:
+        fig, ax = plt.subplots(figsize=(4.0, 3.0), layout="constrained")
+        ax.annotate("one label", (0.3, 0.5))
+        ax.annotate("another label", (0.32, 0.5))
+        return fig
+
+    with pytest.raises(mpl.LayoutError) as raised:
+        mpl.render(draw, "made-up-figure")
+    message = str(raised.value)
+    assert "'made-up-figure'" in message and "light palette" in message
+    assert '"one label"' in message and '"another label"' in message
+    assert not plt.get_fignums(), "render closes the figure it rejects"
+
+
+def test_render_writes_both_palettes_and_the_slide_the_same_each_time() -> None:
+
+    def draw(palette: Palette) -> Figure:
+        fig, ax = plt.subplots(figsize=(4.0, 3.0), layout="constrained")
+        ax.plot([0, 1], [0, 1])
+        ax.set_title("title")
+        return fig
+
+    files = mpl.render(draw, "clean-figure")
+    assert set(files) == {"figures/clean-figure.svg", "figures/clean-figure-dark.svg", "figures/clean-figure.png"}
+    assert files["figures/clean-figure.svg"] == mpl.render(draw, "clean-figure")["figures/clean-figure.svg"]
+
+
+# ---------------------------------------------------------------- the real figures, with their real data
+
+PARAMS = {record.id: record.params for record in registry()}
+
+
+def _error_vs_n(palette: Palette) -> Figure:
+    return error_vs_n.draw(error_vs_n.compute(PARAMS["error-vs-n"]), palette)
+
+
+def _spacing(palette: Palette) -> Figure:
+    return spacing.draw(PARAMS["spacing"], palette)
+
+
+def _neumaier(palette: Palette) -> Figure:
+    return neumaier.draw(*neumaier.compute(PARAMS["neumaier"]), palette)
+
+
+def _stochastic_race(palette: Palette) -> Figure:
+    return stochastic_race.draw(stochastic_race.compute(PARAMS["stochastic-race"]), palette)
+
+
+def _blocked(palette: Palette) -> Figure:
+    return blocked.draw(blocked.compute(PARAMS["blocked"]), PARAMS["blocked"], palette)
+
+
+CHEAP = {"error-vs-n": _error_vs_n, "spacing": _spacing, "neumaier": _neumaier, "stochastic-race": _stochastic_race,
+         "blocked": _blocked}
+"""The static figures drawn here; error-vs-n-fp32 (a sweep of 48 million inputs) and the rest are checked
+by the build (``test_every_static_figure_of_the_build_passed_the_check``)."""
+
+
+@pytest.mark.parametrize("figure_id", CHEAP)
+def test_a_real_figure_is_legible_in_both_palettes(figure_id: str) -> None:
+    for palette in PALETTES:
+        with plt.rc_context(mpl.RC):
+            fig = CHEAP[figure_id](palette)
+            mpl.style_axes(fig, palette)
+            try:
+                assert mpl.text_collisions(fig) == [], (figure_id, palette.name)
+            finally:
+                plt.close(fig)
+
+
+def test_race_slides_are_legible() -> None:
+    """The races' slide PNGs are drawn by ``races.race_png``, not through ``render``: checked here."""
+    checked: list[list[str]] = []
+
+    def check(fig: Figure, *args: Any, **kwargs: Any) -> bytes:
+        checked.append(mpl.text_collisions(fig))
+        return b""
+
+    original = races.png_bytes
+    races.png_bytes = check
+    try:
+        for record in registry():
+            if record.id.startswith("race-"):
+                race = fpsum.run_race(fpsum.get_format(record.params.format), record.params.kind,
+                                      n=record.params.n, seed=record.params.seed, samples=record.params.samples)
+                races.race_png(race)
+                assert checked and checked[-1] == [], (record.id, checked[-1])
+    finally:
+        races.png_bytes = original
+    assert len(checked) >= 6
+
+
+@pytest.mark.xdist_group("site")
+def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> None:
+    """The strict build checks every figure drawn through ``render`` in both palettes (``render`` raises
+    ``LayoutError``, which fails the build), so a built site proves them all legible, error-vs-n-fp32 and
+    the figures not drawn above included; here: each such figure of the registry is in the site.
+    """
+    static = [record.id for record in registry()
+              if getattr(sys.modules[record.build.__module__], "render", None) is mpl.render]
+    assert set(CHEAP) | {"error-vs-n-fp32"} <= set(static)
+    for figure_id in static:
+        files = FigureFiles.of(figure_id)
+        assert (site_dir / files.svg).is_file() and (site_dir / files.dark_svg).is_file(), figure_id
+
+
+def test_checked_figures_are_checked_at_their_own_size() -> None:
+    """A figure of the real size (not a thumbnail) is what the checker measures: its dpi is the figure's."""
+    with plt.rc_context(mpl.RC):
+        fig = _spacing(LIGHT)
+    try:
+        width, height = fig.get_size_inches()
+        assert (width, height) == spacing.SIZE
+        assert mpl.text_collisions(fig) == []
+        labels = mpl.drawn_labels(fig)
+        assert {"x tick label", "y tick label", "x-axis label", "y-axis label", "legend text", "legend"} <= {
+            label.kind for label in labels}
+        assert all(fig.bbox.contains(label.box.x0 + 0.5, label.box.y0 + 0.5) for label in labels)
+    finally:
+        plt.close(fig)
