@@ -36,7 +36,7 @@ import fpsum
 
 from .contract import FigureFiles, NestedNumbers
 from .html import static_fragment
-from .input_lines import input_line
+from .input_lines import input_line, kind_inputs
 from .looks import Palette
 from .mpl import render
 from .record import Built, Record
@@ -85,10 +85,7 @@ def ulps_off(totals: np.ndarray, exact: np.ndarray, fmt: fpsum.Format) -> np.nda
 
 def draw_inputs(kind: str, params: KahanLimitsParams, n: int, trials: int) -> np.ndarray:
     """``trials`` rows of ``n`` inputs of ``kind`` in the figure's format (``constant``: the params' constant)."""
-    fmt = fpsum.get_format(params.format)
-    if kind == "constant":
-        return fpsum.to_format(np.full((trials, n), params.constant), fmt)
-    return fpsum.make_inputs(kind, n, fmt, params.seed, trials=trials)  # type: ignore[arg-type]
+    return kind_inputs(kind, fpsum.get_format(params.format), n, params.seed, params.constant, trials)
 
 
 def first_beyond_one_ulp(params: KahanLimitsParams) -> int:

@@ -26,7 +26,7 @@ import fpsum
 
 from .contract import FigureFiles
 from .html import static_fragment
-from .input_lines import input_line
+from .input_lines import input_line, kind_inputs
 from .looks import INPUT_LOOKS, Palette
 from .mpl import render
 from .record import Built, Record
@@ -60,11 +60,7 @@ def records() -> list[Record]:
 
 def draw_inputs(params: StagnationParams, kind: str, n: int, trials: int | None = None) -> np.ndarray:
     """The inputs of one kind in the format: the model's seeded kinds, or the constant repeated."""
-    fmt = fpsum.get_format(params.format)
-    if kind == "constant":
-        shape = (n,) if trials is None else (trials, n)
-        return fpsum.to_format(np.full(shape, params.constant), fmt)
-    return fpsum.make_inputs(kind, n, fmt, params.seed, trials=trials)  # type: ignore[arg-type]
+    return kind_inputs(kind, fpsum.get_format(params.format), n, params.seed, params.constant, trials)
 
 
 @dataclass(frozen=True)
