@@ -269,17 +269,28 @@ def test_exact_sum() -> None:
 
 
 @pytest.mark.parametrize("fmt", [FP16, BF16, E4M3, E5M2, FP32], ids=ids)
-@pytest.mark.parametrize("kind", ["uniform", "normal"])
+@pytest.mark.parametrize("kind", ["uniform", "normal", "symmetric"])
 def test_inputs_are_the_seeded_draws_rounded_once(fmt: Format, kind: str) -> None:
     values = make_inputs(kind, 400, fmt, seed=9, trials=3)  # type: ignore[arg-type]
     assert values.dtype == fmt.dtype and values.shape == (3, 400)
     rng = np.random.default_rng(9)
-    drawn = rng.random((3, 400)) if kind == "uniform" else rng.standard_normal((3, 400))
-    want = from_floats([round_exact(v, fmt) for v in drawn.ravel().tolist()], fmt).reshape(3, 400)
+    draw = {"uniform": lambda: rng.random((3, 400)), "normal": lambda: rng.standard_normal((3, 400)),
+            "symmetric": lambda: 2.0 * rng.random((3, 400)) - 1.0}[kind]
+    # round_exact keeps the sign of a negative draw that rounds to zero; the inputs never hold -0.0.
+    want = from_floats([round_exact(v, fmt) + 0.0 for v in draw().ravel().tolist()], fmt).reshape(3, 400)
     assert_same_bits(values, want)
     assert_same_bits(make_inputs(kind, 400, fmt, seed=9, trials=3), values)  # type: ignore[arg-type]
     assert np.all(np.isfinite(values.astype(np.float64)))
     assert not np.any((values.astype(np.float64) == 0) & np.signbit(values.astype(np.float64)))
+
+
+@pytest.mark.parametrize("kind", ["normal", "symmetric"])
+def test_tiny_negative_draws_become_plus_zero(kind: str) -> None:
+    """In E4M3 a million draws hold hundreds below half the smallest subnormal: +0.0, never -0.0."""
+    drawn = make_inputs(kind, 10**6, E4M3, seed=1).astype(np.float64)  # type: ignore[arg-type]
+    zeros = drawn == 0
+    assert zeros.sum() > 100  # about half of them negative draws
+    assert not np.any(zeros & np.signbit(drawn))
 
 
 @pytest.mark.parametrize("fmt", [FP16, BF16, E4M3, E5M2, FP32], ids=ids)

@@ -16,7 +16,7 @@ import numpy as np
 from .formats import Format
 from .rounding import to_format
 
-InputKind = Literal["uniform", "ones", "normal", "squares", "exp"]
+InputKind = Literal["uniform", "ones", "normal", "squares", "exp", "symmetric"]
 INPUT_KINDS: tuple[InputKind, ...] = get_args(InputKind)
 
 INPUT_LABELS: dict[InputKind, str] = {
@@ -25,6 +25,7 @@ INPUT_LABELS: dict[InputKind, str] = {
     "normal": "± normal",
     "squares": "squares of uniform [0, 1)",
     "exp": "exp(−3U), U uniform [0, 1)",
+    "symmetric": "uniform [−1, 1)",
 }
 
 
@@ -36,7 +37,8 @@ def make_inputs(kind: InputKind, n: int, fmt: Format, seed: int = 0, trials: int
     signs.  Two skewed kinds of one sign: ``squares``, the square of a uniform
     draw (most inputs small, a few near 1), and ``exp``, exp(-3U) for uniform U
     (the terms of a softmax denominator over logits spread by 3; in (e^-3, 1]).
-    No NaN, inf or -0.0 is ever produced (a tiny square may round to +0.0).
+    ``symmetric`` is uniform on [-1, 1): zero mean, like ``normal``, but bounded.
+    No NaN, inf or -0.0 is ever produced (a tiny draw may round to +0.0).
     ``n`` must be at least 1.
     """
     if n < 1:
@@ -72,6 +74,10 @@ def _draw(kind: InputKind, shape: tuple[int, ...], rng: np.random.Generator, fmt
         drawn = rng.random(shape) ** 2
     elif kind == "exp":
         drawn = np.exp(-3.0 * rng.random(shape))
+    elif kind == "symmetric":
+        drawn = 2.0 * rng.random(shape) - 1.0  # exact in float64: a double of a multiple of 2**-53, minus 1
     else:
         raise ValueError(f"unknown input kind {kind!r} (known: {', '.join(INPUT_KINDS)})")
-    return to_format(drawn, fmt)
+    rounded = to_format(drawn, fmt)
+    # A tiny negative draw rounds to -0.0 in a narrow format; adding +0 makes it +0.0 and changes nothing else.
+    return rounded + np.zeros((), dtype=fmt.dtype)
