@@ -3,7 +3,8 @@
 Two routes to the same answer.  :func:`round_exact` works on exact rationals
 and is slow and obviously right; it is the oracle the tests hold NumPy's and
 ml_dtypes' arithmetic to.  :func:`to_format` rounds float64 arrays with dtype
-casts and is what the model uses at speed.
+casts and is what the model uses at speed; :func:`add_rounded` and
+:func:`stochastic_round` add two float64 arrays and round the exact sum once.
 """
 
 from __future__ import annotations
@@ -201,11 +202,24 @@ def _neighbour(values: np.ndarray, fmt: Format, upward: bool) -> np.ndarray:
 
 
 # --8<-- [start:stochastic]
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``hi = fl64(a + b)`` and the error ``lo``, with ``hi + lo == a + b`` exactly (Knuth's TwoSum).
+
+    Exact for finite float64 operands whose sum does not overflow; where
+    ``hi`` is +-inf or NaN, ``lo`` is 0.  Call inside ``np.errstate``.
+    """
+    hi = a + b
+    b_virtual = hi - a
+    lo = (a - (hi - b_virtual)) + (b - b_virtual)
+    return hi, np.where(np.isfinite(hi), lo, 0.0)
+
+
 def stochastic_round(a: np.ndarray, b: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
     """``a + b`` rounded stochastically to ``fmt``, elementwise; an array of ``fmt.dtype``.
 
     ``a`` and ``b`` are float64 arrays holding values of ``fmt`` (any format
-    up to FP32, whose sums float64 plus one error term hold exactly);
+    up to FP32, whose sums float64 plus one error term hold exactly), or of
+    any other format up to FP32, such as an FP32 update to a BF16 weight;
     ``draws`` are uniform in [0, 1).  The exact sum v lies between two
     neighbours d <= v <= u of the format; the result is u when
     ``draw < (v - d) / (u - d)`` and d otherwise, so its mean is v.  A sum
@@ -214,11 +228,7 @@ def stochastic_round(a: np.ndarray, b: np.ndarray, fmt: Format, draws: np.ndarra
     E4M3); NaN in gives NaN; an exact zero sum is +0.0 (-0.0 if both are -0.0).
     """
     with np.errstate(over="ignore", invalid="ignore"):
-        hi = a + b
-        # TwoSum: hi + lo == a + b exactly (Knuth); lo is 0 where hi is not finite.
-        b_virtual = hi - a
-        lo = (a - (hi - b_virtual)) + (b - b_virtual)
-        lo = np.where(np.isfinite(hi), lo, 0.0)
+        hi, lo = _two_sum(a, b)
         nearest = to_format(hi, fmt)
         near64 = nearest.astype(np.float64)
         # Where does the exact sum hi + lo sit relative to the candidate?
@@ -235,3 +245,33 @@ def stochastic_round(a: np.ndarray, b: np.ndarray, fmt: Format, draws: np.ndarra
             result = np.where(overflowed, nearest, result)
     return np.asarray(result, dtype=fmt.dtype)
 # --8<-- [end:stochastic]
+
+
+def add_rounded(a: np.ndarray, b: np.ndarray, fmt: Format) -> np.ndarray:
+    """``a + b`` rounded once to ``fmt`` (nearest, ties to even), elementwise; an array of ``fmt.dtype``.
+
+    ``a`` and ``b`` are float64 arrays (or anything that broadcasts) whose
+    values need not be in ``fmt``: a BF16 weight plus an FP32 update, say.
+    Their exact sum may need more bits than float32, or even float64, holds,
+    so rounding either one's sum to ``fmt`` would round twice.  This is
+    :func:`add_exact`, vectorised, for any format up to FP32 (precision at
+    most 51, else ``ValueError``).
+    The special cases are IEEE's, as in :func:`add_exact`: NaN in, NaN out;
+    inf + -inf is NaN; an infinity passes through (NaN in E4M3); overflow
+    gives +-inf (NaN in E4M3); an exact zero sum is +0.0 unless both operands
+    are -0.0; a nonzero sum that underflows keeps its sign (-0.0).
+    """
+    if fmt.precision > 51:
+        raise ValueError(f"add_rounded rounds to formats of at most 51 bits of precision, not {fmt.label}")
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        hi, lo = _two_sum(a, b)
+        # Round hi + lo to odd in float64: where lo is not 0 and hi's last bit
+        # is even, step one float64 ulp towards lo; the neighbour there is odd.
+        # Rounding to odd at 53 bits, then to nearest at p <= 51 bits, is
+        # rounding to nearest once (the odd bit breaks every false tie).
+        even = (np.asarray(hi).view(np.uint64) & np.uint64(1)) == 0
+        toward = np.where(lo > 0, np.inf, -np.inf)
+        odd = np.where((lo != 0) & even, np.nextafter(hi, toward), hi)
+        return to_format(odd, fmt)
