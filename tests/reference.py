@@ -14,18 +14,23 @@ accumulator, pairwise sums of every prefix) are here.
 The only thing these references share with the vectorised model
 (:mod:`fpsum.methods`) is ``add_exact``, which is itself held to NumPy's and
 ml_dtypes' arithmetic, bit for bit, in ``test_rounding.py``.
+
+The dot product references multiply exactly in Fractions and round with
+:func:`fpsum.rounding.round_exact`, one operation at a time.
 """
 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 import numpy as np
 
+import fpsum
 from fpsum.formats import FP32, FP64, Format
-from fpsum.rounding import add_exact
+from fpsum.rounding import add_exact, round_exact
 from fpsum.textbook import kahan, largest_power_of_two_below, naive, neumaier
 from fpsum.textbook import pairwise as pairwise  # the one-shot pairwise reference, for test_methods
 
@@ -78,6 +83,68 @@ RUNNING: dict[str, Running] = {
 }
 
 
+def blocked(xs: Sequence[float], fmt: Format, block: int) -> list[float]:
+    """Naive sums within blocks of ``block``, then a naive sum of the block sums, recomputed for every prefix."""
+    totals = []
+    for count in range(1, len(xs) + 1):
+        prefix = xs[:count]
+        sums = [naive(prefix[i:i + block], fmt)[-1] for i in range(0, count, block)]
+        totals.append(naive(sums, fmt)[-1])
+    return totals
+
+
+# --- dot products -------------------------------------------------------------
+
+
+def product(x: float, y: float, acc: Format) -> float:
+    """``x * y`` rounded once to ``acc``: the exact rational product and :func:`round_exact`, IEEE's special cases.
+
+    NaN in, or inf * 0, gives NaN; inf times a nonzero value is an infinity
+    of the product's sign; a zero factor gives a zero whose sign is the
+    exclusive or of the signs.
+    """
+    negative = (math.copysign(1.0, x) < 0) != (math.copysign(1.0, y) < 0)
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    if math.isinf(x) or math.isinf(y):
+        if x == 0 or y == 0:
+            return math.nan
+        return round_exact(-math.inf if negative else math.inf, acc)
+    if x == 0 or y == 0:
+        return -0.0 if negative else 0.0
+    return round_exact(Fraction(x) * Fraction(y), acc)
+
+
+def dot_unfused(xs: Sequence[float], ys: Sequence[float], acc: Format, method: str, block: int = 128) -> list[float]:
+    """Running dot products: every product rounded once to ``acc``, then summed by the method's reference."""
+    rounded = [product(x, y, acc) for x, y in zip(xs, ys)]
+    if method == "blocked":
+        return blocked(rounded, acc, block)
+    return RUNNING[method](rounded, acc)
+
+
+def dot_fused(xs: Sequence[float], ys: Sequence[float], acc: Format) -> list[float]:
+    """``s = round(s + x * y)`` from ``s = -0.0``, the exact value as a Fraction, rounded once per step.
+
+    Inputs must be finite; once ``s`` is an infinity or NaN it is combined
+    with the (finite, exact in float64) product by IEEE float addition.
+    An exact zero is +0.0 unless ``s`` and the product are both -0.0.
+    """
+    s = -0.0
+    totals = []
+    for x, y in zip(xs, ys):
+        p = Fraction(x) * Fraction(y)
+        if not math.isfinite(s):
+            s = round_exact(s + float(p), acc)
+        elif Fraction(s) + p == 0:
+            both_negative = math.copysign(1.0, s) < 0 and math.copysign(1.0, x * y) < 0
+            s = -0.0 if both_negative else 0.0
+        else:
+            s = round_exact(Fraction(s) + p, acc)
+        totals.append(s)
+    return totals
+
+
 def exact_prefix_sums(xs: Sequence[float]) -> list[Fraction]:
     """Exact running sums, as Fractions."""
     total = Fraction(0)
@@ -86,6 +153,34 @@ def exact_prefix_sums(xs: Sequence[float]) -> list[Fraction]:
         total += Fraction(x)
         out.append(total)
     return out
+
+
+# --- inputs ---------------------------------------------------------------------
+
+_UINT_BY_BITS = {8: np.uint8, 16: np.uint16, 32: np.uint32}
+
+
+def random_values(fmt: Format, shape: tuple[int, ...], seed: int, kind: str) -> np.ndarray:
+    """Seeded finite values of ``fmt`` (up to FP32) for the dot product tests.
+
+    * ``uniform``: [0, 1), the pages' case;
+    * ``mixed``: normal values times 2**-6 .. 2**6, both signs, within half the largest value;
+    * ``codes``: random finite bit patterns: -0.0, subnormals, the largest values, both signs.
+    """
+    rng = np.random.default_rng([seed, fmt.bits, fmt.precision, len(kind), *shape])
+    if kind == "codes":
+        codes = rng.integers(0, 2**fmt.bits, shape).astype(_UINT_BY_BITS[fmt.bits]).view(fmt.dtype)
+        with np.errstate(invalid="ignore"):  # NaN codes of ml_dtypes' types warn on the cast
+            finite = np.isfinite(codes.astype(np.float64))
+        return np.where(finite, codes, np.zeros_like(codes))
+    if kind == "uniform":
+        drawn = rng.random(shape)
+    elif kind == "mixed":
+        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-6, 7, shape))
+        drawn = np.clip(drawn, -fmt.max_finite / 2, fmt.max_finite / 2)
+    else:
+        raise AssertionError(kind)
+    return fpsum.to_format(drawn, fmt)
 
 
 # --- comparing bit patterns -------------------------------------------------
