@@ -1,0 +1,144 @@
+"""Matrix products: every entry bit for bit the dot product of its row and column, prefixes, exact products, errors."""
+
+from __future__ import annotations
+
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import fpsum.matmul
+from fpsum.dot import DOT_METHODS, dot, exact_dot
+from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
+from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
+from fpsum.methods import Method
+from fpsum.rounding import to_format
+from reference import assert_same_bits, random_values
+
+CASES = [(FP16, FP16), (FP16, BF16), (FP16, FP32), (BF16, BF16), (BF16, FP32), (E4M3, FP16), (E5M2, BF16),
+         (FP32, FP32), (FP32, FP64)]
+
+
+def case_id(case: tuple[Format, Format]) -> str:
+    return f"{case[0].name}-{case[1].name}"
+
+
+def operands(fmt: Format, m: int, k: int, n: int, seed: int, kind: str = "mixed") -> tuple[np.ndarray, np.ndarray]:
+    return random_values(fmt, (m, k), seed, kind), random_values(fmt, (k, n), seed + 1, kind)
+
+
+def entrywise(a: np.ndarray, b: np.ndarray, fmt: Format, acc: Format, method: Method) -> np.ndarray:
+    """The matrix product the slow way: one ``dot`` per entry."""
+    out = np.empty((a.shape[0], b.shape[1]), dtype=acc.dtype)
+    for i, j in itertools.product(range(a.shape[0]), range(b.shape[1])):
+        out[i, j] = dot(np.ascontiguousarray(a[i]), np.ascontiguousarray(b[:, j]), fmt, acc, method)
+    return out
+
+
+@pytest.mark.parametrize("method", DOT_METHODS)
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_every_entry_is_the_dot_product(case: tuple[Format, Format], method: Method) -> None:
+    fmt, acc = case
+    for kind in ("mixed", "codes"):
+        a, b = operands(fmt, 3, 37, 4, 1, kind)
+        got = matmul(a, b, fmt, acc, method)
+        assert got.shape == (3, 4) and got.dtype == acc.dtype
+        assert_same_bits(got, entrywise(a, b, fmt, acc, method))
+
+
+def test_bf16_products_outside_float32s_range_take_the_float64_route() -> None:
+    """BF16 values near 2**100 and 2**-130: their products overflow or underflow float32, so float32 cannot hold them.
+
+    The entries must still be the dot products, whichever way the model computes them.
+    """
+    rng = np.random.default_rng(5)
+    for low, high in ((-10, 100), (-130, 10), (-5, 5)):
+        a = to_format(rng.standard_normal((4, 9)) * 2.0 ** rng.integers(low, high, (4, 9)), BF16)
+        b = to_format(rng.standard_normal((9, 3)) * 2.0 ** rng.integers(low, high, (9, 3)), BF16)
+        for acc in (BF16, FP32, FP64):
+            assert_same_bits(matmul(a, b, BF16, acc), entrywise(a, b, BF16, acc, "naive"))
+            assert_same_bits(matmul(a, b, BF16, acc, "pairwise"), entrywise(a, b, BF16, acc, "pairwise"))
+
+
+@pytest.mark.parametrize("method", ("naive", "pairwise", "kahan"))
+def test_prefixes_from_one_pass_equal_separate_products(method: Method) -> None:
+    a, b = operands(BF16, 5, 64, 6, 2)
+    at = np.array([1, 2, 3, 17, 32, 63, 64])
+    swept = matmul(a, b, BF16, FP16, method, at=at)
+    assert swept.shape == (7, 5, 6)
+    for t, k in enumerate(at.tolist()):
+        assert_same_bits(swept[t], matmul(np.ascontiguousarray(a[:, :k]), np.ascontiguousarray(b[:k]),
+                                          BF16, FP16, method))
+
+
+def test_groups_of_rows_do_not_change_the_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = operands(FP16, 7, 50, 3, 3)
+    at = np.array([10, 50])
+    whole = matmul(a, b, FP16, FP16, at=at)
+    exact = exact_matmul(a, b, at=at)
+    monkeypatch.setattr(fpsum.matmul, "PRODUCTS_PER_GROUP", 1)  # one row of C at a time
+    assert_same_bits(matmul(a, b, FP16, FP16, at=at), whole)
+    np.testing.assert_array_equal(exact_matmul(a, b, at=at), exact)
+
+
+@pytest.mark.parametrize("fmt", (FP16, BF16, E4M3, FP32), ids=lambda f: f.name)
+def test_exact_matmul_against_fractions(fmt: Format) -> None:
+    a, b = operands(fmt, 3, 40, 2, 4, "codes")
+    at = np.array([1, 5, 40])
+    got = exact_matmul(a, b, at=at)
+    assert got.shape == (3, 3, 2)
+    for (t, k), i, j in itertools.product(enumerate(at.tolist()), range(3), range(2)):
+        want = sum((Fraction(float(a[i, q])) * Fraction(float(b[q, j])) for q in range(k)), Fraction(0))
+        assert got[t, i, j] == float(want)
+    np.testing.assert_array_equal(exact_matmul(a, b), got[-1])
+    assert exact_matmul(a, b)[0, 0] == float(exact_dot(a[0], b[:, 0]))
+
+
+def test_relative_frobenius_error_by_hand() -> None:
+    """C = diag(3, 4) has norm 5; an error of 1 in one entry is 1/5; a batch axis is kept."""
+    c = np.array([[3.0, 0.0], [0.0, 4.0]])
+    c_hat = np.stack([c, c + np.array([[0.0, 0.0], [0.0, 1.0]]), c + np.array([[1.0, 1.0], [1.0, 1.0]])])
+    np.testing.assert_array_equal(relative_frobenius_error(c_hat, c), [0.0, 0.2, 0.4])
+    assert relative_frobenius_error(c.astype(np.float16), c) == 0.0
+    assert relative_frobenius_error(np.zeros((2, 2)), np.zeros((2, 2))) == 0.0
+    assert relative_frobenius_error(np.eye(2), np.zeros((2, 2))) == np.inf
+    assert relative_frobenius_error(np.array([[np.inf, 0.0], [0.0, 4.0]]), c) == np.inf
+    assert np.isnan(relative_frobenius_error(np.array([[np.nan, 0.0], [0.0, 4.0]]), c))
+    assert np.isnan(relative_frobenius_error(np.full((2, 2), np.nan), np.zeros((2, 2))))
+
+
+def test_bad_operands_are_refused() -> None:
+    a = np.ones((2, 3), dtype=np.float16)
+    with pytest.raises(ValueError, match="matching K"):
+        matmul(a, a, FP16, FP32)
+    with pytest.raises(TypeError, match="expected both float16"):
+        matmul(a, a.T.astype(np.float32), FP16, FP32)
+    with pytest.raises(ValueError, match="accumulator"):
+        matmul(a, a.T, FP16, E4M3)
+    with pytest.raises(ValueError, match="increase strictly"):
+        matmul(a, a.T, FP16, FP32, at=np.array([2, 2]))
+    with pytest.raises(ValueError, match="up to K = 3"):
+        matmul(a, a.T, FP16, FP32, at=np.array([4]))
+    with pytest.raises(ValueError, match="whole numbers"):
+        exact_matmul(a, a.T, at=np.array([1.0]))
+    with pytest.raises(ValueError, match="finite"):
+        exact_matmul(np.full((2, 3), np.inf, dtype=np.float16), a.T)
+    with pytest.raises(TypeError, match="not one of the input formats"):
+        exact_matmul(a.astype(np.float64), a.T.astype(np.float64))
+
+
+def test_fp16_accumulation_of_a_long_matrix_product() -> None:
+    """8 x 8 outputs, FP16 inputs uniform in [0, 1), K = 2**14: ~50 % error in FP16, ~1e-6 in FP32.
+
+    The same stall as for one dot product (each entry is one); the
+    Frobenius norm averages over the entries.
+    """
+    k = 2**14
+    a, b = operands(FP16, 8, k, 8, 6, "uniform")
+    at = np.array([2**8, k])
+    exact = exact_matmul(a, b, at=at)
+    narrow = relative_frobenius_error(matmul(a, b, FP16, FP16, at=at), exact)
+    wide = relative_frobenius_error(matmul(a, b, FP16, FP32, at=at), exact)
+    assert narrow[0] < 1e-2 and narrow[1] > 0.4
+    assert wide.max() < 1e-5
