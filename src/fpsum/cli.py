@@ -1,4 +1,4 @@
-"""The ``fpsum`` command line: sum your own numbers, run a race, list the formats.
+"""The ``fpsum`` command line: sum your own numbers, form a dot product, run a race, list the formats.
 
 This module is the model's only door to the outside (files, standard input,
 printing); the model itself stays pure.  Every mistake in the input ends in
@@ -13,17 +13,20 @@ import math
 import sys
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO, TypeVar
 
 import numpy as np
 
+from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS, dot
 from .formats import FORMATS, Format, get_format
+from .hardware import TruncatedAccumulator, truncated_dot
 from .inputs import INPUT_KINDS
 from .methods import DEFAULT_BLOCK, METHODS, Method, total
 from .race import run_race
 from .rounding import round_exact
 
 EXIT_USAGE = 2
+T = TypeVar("T")
 MAX_RACE_N = 1 << 26
 
 
@@ -45,10 +48,32 @@ def _format(name: str) -> Format:
         raise argparse.ArgumentTypeError(f"unknown format {name!r} (choose from {', '.join(FORMATS)})") from None
 
 
-def _method(name: str) -> Method:
-    if name not in METHODS:
-        raise argparse.ArgumentTypeError(f"unknown method {name!r} (choose from {', '.join(METHODS)})")
-    return name
+def _format_among(names: tuple[str, ...], role: str) -> Callable[[str], Format]:
+    """An argparse type: a format whose name is in ``names``, else an error that says what it cannot be."""
+
+    def parse(text: str) -> Format:
+        fmt = _format(text)
+        if fmt.name not in names:
+            raise argparse.ArgumentTypeError(f"{fmt.name} cannot be {role} (choose from {', '.join(names)})")
+        return fmt
+
+    parse.__name__ = role
+    return parse
+
+
+def _method_among(methods: tuple[Method, ...]) -> Callable[[str], Method]:
+    """An argparse type: one of ``methods``, else an error that lists them."""
+
+    def parse(name: str) -> Method:
+        if name not in methods:
+            raise argparse.ArgumentTypeError(f"unknown method {name!r} (choose from {', '.join(methods)})")
+        return name
+
+    parse.__name__ = "method"
+    return parse
+
+
+_method = _method_among(METHODS)
 
 
 def _whole(what: str, minimum: int) -> Callable[[str], int]:
@@ -82,26 +107,68 @@ def parse_number(token: str) -> Fraction | float:
     return value
 
 
-def read_numbers(stream: TextIO, source: str, fmt: Format) -> list[float]:
-    """Every whitespace-separated number in ``stream``, rounded exactly to ``fmt``; ``UsageError`` names a bad one.
+class _Rounder:
+    """Tokens to values of ``fmt``, each rounded exactly once; a bad token is a ``UsageError`` naming its line.
 
     A token seen before is not parsed again: ``yes 0.3 | head -n 100000``
     costs one exact rounding, not a hundred thousand.
     """
+
+    def __init__(self, fmt: Format, source: str) -> None:
+        self.fmt = fmt
+        self.source = source
+        self.rounded: dict[str, float] = {}
+
+    def __call__(self, token: str, line_number: int) -> float:
+        value = self.rounded.get(token)
+        if value is None:
+            try:
+                value = self.rounded[token] = round_exact(parse_number(token), self.fmt)
+            except (ValueError, ZeroDivisionError):
+                raise UsageError(f"{self.source}: line {line_number}: {token!r} is not a number") from None
+        return value
+
+
+def read_numbers(stream: TextIO, source: str, fmt: Format) -> list[float]:
+    """Every whitespace-separated number in ``stream``, rounded exactly to ``fmt``; ``UsageError`` names a bad one."""
     numbers: list[float] = []
-    rounded: dict[str, float] = {}
+    rounder = _Rounder(fmt, source)
     for line_number, line in enumerate(stream, start=1):
-        for token in line.split():
-            value = rounded.get(token)
-            if value is None:
-                try:
-                    value = rounded[token] = round_exact(parse_number(token), fmt)
-                except (ValueError, ZeroDivisionError):
-                    raise UsageError(f"{source}: line {line_number}: {token!r} is not a number") from None
-            numbers.append(value)
+        numbers.extend(rounder(token, line_number) for token in line.split())
     if not numbers:
         raise UsageError(f"{source}: no numbers to sum")
     return numbers
+
+
+def read_pairs(stream: TextIO, source: str, fmt: Format) -> tuple[list[float], list[float]]:
+    """Two numbers on every non-blank line (x and y), each rounded exactly to ``fmt``; ``UsageError`` otherwise."""
+    xs: list[float] = []
+    ys: list[float] = []
+    rounder = _Rounder(fmt, source)
+    for line_number, line in enumerate(stream, start=1):
+        tokens = line.split()
+        if not tokens:
+            continue
+        if len(tokens) != 2:
+            raise UsageError(f"{source}: line {line_number}: expected two numbers (x y), found {len(tokens)}")
+        xs.append(rounder(tokens[0], line_number))
+        ys.append(rounder(tokens[1], line_number))
+    if not xs:
+        raise UsageError(f"{source}: no pairs of numbers")
+    return xs, ys
+
+
+def _read(file: str | None, read: Callable[[TextIO, str], T]) -> T:
+    """``read(stream, source)`` on FILE, or standard input for None or '-'; an unreadable file is a ``UsageError``."""
+    if file in (None, "-"):
+        return read(sys.stdin, "<stdin>")
+    try:
+        with open(file, encoding="utf-8") as handle:
+            return read(handle, file)
+    except OSError as error:
+        raise UsageError(f"{file}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{file}: not a text file (UTF-8)") from None
 
 
 def _exact(values: list[float]) -> Fraction:
@@ -143,19 +210,21 @@ def _exact_and_errors(rounded: list[float], result: float) -> tuple[float, float
     return float(exact), float(error), float(error / abs(exact))
 
 
+def _write_report(report: dict[str, Any], lines: list[tuple[str, str]], as_json: bool, out: TextIO) -> None:
+    """The JSON object (non-finite floats as strings), or the text lines followed by the result and errors."""
+    if as_json:
+        out.write(json.dumps({k: _json_value(v) if isinstance(v, float) else v for k, v in report.items()}) + "\n")
+        return
+    for name, text in lines:
+        out.write(f"{name:10s} {text}\n")
+    for key in ("result", "exact", "abs_error", "rel_error"):
+        out.write(f"{key.replace('_', ' '):10s} {report[key]!r}\n")
+
+
 def command_sum(args: argparse.Namespace, out: TextIO) -> None:
     """``fpsum sum``: read numbers, round them to the format, sum them by the method, print result and errors."""
     fmt: Format = args.format
-    if args.file in (None, "-"):
-        rounded = read_numbers(sys.stdin, "<stdin>", fmt)
-    else:
-        try:
-            with open(args.file, encoding="utf-8") as handle:
-                rounded = read_numbers(handle, args.file, fmt)
-        except OSError as error:
-            raise UsageError(f"{args.file}: cannot read: {error.strerror or error}") from None
-        except UnicodeDecodeError:
-            raise UsageError(f"{args.file}: not a text file (UTF-8)") from None
+    rounded = _read(args.file, lambda stream, source: read_numbers(stream, source, fmt))
     values = np.array(rounded, dtype=np.float64).astype(fmt.dtype)  # exact: already in the format
     result = float(total(args.method, values, fmt, block=args.block, seed=args.seed))
     exact, abs_error, rel_error = _exact_and_errors(rounded, result)
@@ -163,14 +232,65 @@ def command_sum(args: argparse.Namespace, out: TextIO) -> None:
         "format": fmt.name, "method": args.method, "n": len(rounded),
         "result": result, "exact": exact, "abs_error": abs_error, "rel_error": rel_error,
     }
-    if args.json:
-        out.write(json.dumps({k: _json_value(v) if isinstance(v, float) else v for k, v in report.items()}) + "\n")
-        return
-    out.write(f"format     {fmt.label} ({fmt.name})\n")
-    out.write(f"method     {args.method}" + (f" (block {args.block})" if args.method == "blocked" else "") + "\n")
-    out.write(f"n          {len(rounded)}\n")
-    for key in ("result", "exact", "abs_error", "rel_error"):
-        out.write(f"{key.replace('_', ' '):10s} {report[key]!r}\n")
+    _write_report(report, [
+        ("format", f"{fmt.label} ({fmt.name})"),
+        ("method", args.method + (f" (block {args.block})" if args.method == "blocked" else "")),
+        ("n", str(len(rounded))),
+    ], args.json, out)
+
+
+def _hardware_model(args: argparse.Namespace) -> TruncatedAccumulator | None:
+    """The truncating accumulator the options ask for, or None; ``UsageError`` for options that do not go together."""
+    if args.truncate_bits is None:
+        extra = [name for name, value in (("--hw-block", args.hw_block), ("--promote-every", args.promote_every))
+                 if value is not None]
+        if extra:
+            raise UsageError(f"fpsum dot: {extra[0]} goes with --truncate-bits")
+        if args.accumulate is None:
+            raise UsageError("fpsum dot: give --accumulate (or --truncate-bits for the hardware model)")
+        return None
+    if args.accumulate is not None:
+        raise UsageError("fpsum dot: --accumulate and --truncate-bits are alternatives; give one")
+    if args.fused or args.method != "naive":
+        raise UsageError("fpsum dot: the truncating accumulator has no --method or --fused of its own (naive only)")
+    try:
+        return TruncatedAccumulator(args.truncate_bits, 4 if args.hw_block is None else args.hw_block,
+                                    args.promote_every)
+    except ValueError as error:
+        raise UsageError(f"fpsum dot: {error}") from None
+
+
+def command_dot(args: argparse.Namespace, out: TextIO) -> None:
+    """``fpsum dot``: read pairs, round them to the format, form the dot product, print it and its errors."""
+    fmt: Format = args.format
+    model = _hardware_model(args)
+    if args.fused and args.method != "naive":
+        raise UsageError(f"fpsum dot: --fused goes with --method naive only, not {args.method}")
+    xs, ys = _read(args.file, lambda stream, source: read_pairs(stream, source, fmt))
+    x = np.array(xs, dtype=np.float64).astype(fmt.dtype)  # exact: already in the format
+    y = np.array(ys, dtype=np.float64).astype(fmt.dtype)
+    if model is None:
+        acc: Format = args.accumulate
+        result = float(dot(x, y, fmt, acc, args.method, fused=args.fused, block=args.block))
+        accumulate, described = acc.name, f"{acc.label} ({acc.name})"
+    else:
+        result = float(truncated_dot(x, y, model))
+        promote = "never" if model.promote_every is None else f"every {model.promote_every} products"
+        accumulate = "truncated"
+        described = (f"truncated to {model.bits} bits, {model.block} products a step, "
+                     f"into FP32 {promote}")
+    # Inputs up to FP32 multiply exactly in float64 (products of at most 48 bits), with IEEE's
+    # inf * 0 = NaN: the exact sum of these products is the exact dot product of the rounded inputs.
+    exact, abs_error, rel_error = _exact_and_errors([a * b for a, b in zip(xs, ys)], result)
+    report: dict[str, Any] = {"format": fmt.name, "accumulate": accumulate, "method": args.method}
+    if model is not None:
+        report.update(truncate_bits=model.bits, hw_block=model.block, promote_every=model.promote_every)
+    report.update(n=len(xs), result=result, exact=exact, abs_error=abs_error, rel_error=rel_error)
+    method = args.method + (" (fused multiply-add)" if args.fused else "") + (
+        f" (block {args.block})" if args.method == "blocked" else "")
+    _write_report(report, [
+        ("format", f"{fmt.label} ({fmt.name})"), ("accumulate", described), ("method", method), ("n", str(len(xs))),
+    ], args.json, out)
 
 
 def command_race(args: argparse.Namespace, out: TextIO) -> None:
@@ -227,7 +347,7 @@ def _format_option(command: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``sum``, ``race`` and ``formats``, each with an example in its help."""
+    """The command line: ``sum``, ``dot``, ``race`` and ``formats``, each with an example in its help."""
     parser = _Parser(prog="fpsum", description="Floating-point summation in low precision, bit for bit.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -244,6 +364,36 @@ def build_parser() -> argparse.ArgumentParser:
     summing.add_argument("--block", type=_whole("block size", 1), default=DEFAULT_BLOCK,
                          help=f"block size of the blocked method (default {DEFAULT_BLOCK})")
     summing.add_argument("--seed", type=_whole("seed", 0), default=0, help="seed of stochastic rounding (default 0)")
+
+    dotting = _command(
+        commands, "dot", "a dot product of pairs in a format, accumulated in another",
+        "Read pairs of decimal numbers (x y, one pair a line) from FILE or standard input, round "
+        "each number to the input format, multiply each pair exactly and round the product once to "
+        "the accumulator, sum the products there by the method, and print the result, the exact "
+        "dot product of the rounded inputs, and the absolute and relative error.  --fused rounds "
+        "s + x*y once instead (a fused multiply-add; naive only).  --truncate-bits selects instead "
+        "a model of a hardware accumulator that truncates: products exact, aligned to the largest "
+        "term of each step of --hw-block products and cut to --truncate-bits bits, optionally "
+        "added into FP32 every --promote-every products.",
+        ["paste x.txt y.txt | fpsum dot --format fp16 --accumulate fp16",
+         "fpsum dot pairs.txt --format bf16 --accumulate fp32 --method pairwise --json",
+         "fpsum dot pairs.txt --format e4m3 --truncate-bits 14 --promote-every 128"], command_dot)
+    dotting.add_argument("file", nargs="?", help="file of pairs, x y on each line (default: standard input, also '-')")
+    dotting.add_argument("--format", required=True, type=_format_among(INPUT_FORMATS, "an input format"),
+                         help=f"format of x and y: one of {', '.join(INPUT_FORMATS)}")
+    dotting.add_argument("--accumulate", type=_format_among(ACCUMULATORS, "an accumulator"),
+                         help=f"format of the products and the sum: one of {', '.join(ACCUMULATORS)}")
+    dotting.add_argument("--method", type=_method_among(DOT_METHODS), default="naive",
+                         help=f"one of {', '.join(DOT_METHODS)} (default naive)")
+    dotting.add_argument("--fused", action="store_true", help="fused multiply-add: s + x*y rounded once (naive only)")
+    dotting.add_argument("--block", type=_whole("block size", 1), default=DEFAULT_BLOCK,
+                         help=f"block size of the blocked method (default {DEFAULT_BLOCK})")
+    dotting.add_argument("--truncate-bits", type=_whole("--truncate-bits", 2),
+                         help="the hardware model instead of --accumulate: bits kept by the truncating accumulator")
+    dotting.add_argument("--hw-block", type=_whole("--hw-block", 1),
+                         help="products per step of the hardware model (default 4)")
+    dotting.add_argument("--promote-every", type=_whole("--promote-every", 1),
+                         help="add the narrow sum into FP32 every N products, a multiple of --hw-block (default never)")
 
     racing = _command(
         commands, "race", "race every method on seeded inputs",
