@@ -4,9 +4,12 @@ Pure and deterministic: no I/O, no plotting; the same seed gives the same bits.
 """
 
 from .bounds import first_order_bounds, gamma
+from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS, dot_running, exact_dot, exact_dot_running, products
 from .exact import exact_running, exact_sum
 from .formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, get_format
+from .hardware import TruncatedAccumulator, truncated_dot, truncated_dot_running
 from .inputs import INPUT_KINDS, INPUT_LABELS, InputKind, make_inputs
+from .matmul import exact_matmul, relative_frobenius_error
 from .methods import METHOD_LABELS, METHODS, Method, running_totals, total
 from .race import RACE_METHODS, RACE_N, Race, run_race
 from .rounding import add_exact, round_exact, to_format
@@ -23,4 +26,8 @@ __all__ = [
     "Sweep", "log_grid", "run_sweep",
     "exact_running", "exact_sum",
     "first_order_bounds", "gamma",
+    # dot() and matmul() stay in their modules: exported here, they would hide fpsum.dot and fpsum.matmul.
+    "ACCUMULATORS", "DOT_METHODS", "INPUT_FORMATS", "dot_running", "exact_dot", "exact_dot_running", "products",
+    "TruncatedAccumulator", "truncated_dot", "truncated_dot_running",
+    "exact_matmul", "relative_frobenius_error",
 ]
