@@ -34,6 +34,8 @@ from fpsum.formats import FP32, FP64, Format
 from fpsum.rounding import add_exact, round_exact
 from fpsum.textbook import kahan, largest_power_of_two_below, naive, neumaier
 from fpsum.textbook import pairwise as pairwise  # the one-shot pairwise reference, for test_methods
+from fpsum.textbook import truncating_dot as truncating_dot  # the reference the hardware model is held to
+from fpsum.textbook import truncating_step as truncating_step
 
 Running = Callable[[Sequence[float], Format], list[float]]
 
@@ -144,65 +146,6 @@ def dot_fused(xs: Sequence[float], ys: Sequence[float], acc: Format) -> list[flo
             s = round_exact(Fraction(s) + p, acc)
         totals.append(s)
     return totals
-
-
-def _binade(value: Fraction) -> int:
-    """floor(log2 |value|) of a nonzero rational, exactly."""
-    magnitude = abs(value)
-    e = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
-    while Fraction(2) ** e > magnitude:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= magnitude:
-        e += 1
-    return e
-
-
-def _toward_zero(value: Fraction, quantum: Fraction) -> Fraction:
-    """The multiple of ``quantum`` next to ``value`` on the side of zero (``int`` truncates a Fraction)."""
-    return int(value / quantum) * quantum
-
-
-def truncated_step(s: Fraction, terms: Sequence[Fraction], bits: int) -> Fraction:
-    """One step of the truncating accumulator, from its definition: align to the largest, cut, add, cut."""
-    everything = [s, *terms]
-    nonzero = [t for t in everything if t != 0]
-    if not nonzero:
-        return Fraction(0)
-    e_max = max(_binade(t) for t in nonzero)
-    quantum = Fraction(2) ** (e_max - bits + 1)
-    aligned = sum((_toward_zero(t, quantum) for t in everything), Fraction(0))
-    if aligned == 0:
-        return aligned
-    return _toward_zero(aligned, Fraction(2) ** (_binade(aligned) - bits + 1))
-
-
-def truncated_dot(
-    xs: Sequence[float], ys: Sequence[float], bits: int, block: int, promote_every: int | None
-) -> list[float]:
-    """Running results of the truncating accumulator (finite inputs), one Fraction step at a time.
-
-    Entry k uses the steps before k's own, then one step of the products of
-    k's step up to k.  With promotion, every ``promote_every`` products the
-    narrow sum is added into an FP32 value (rounded once) and reset, and an
-    entry is that FP32 value plus the pending narrow sum, rounded once.
-    """
-    def into_fp32(wide: float, narrow: Fraction) -> float:
-        return round_exact(Fraction(wide) + narrow, FP32) if math.isfinite(wide) else wide  # inf + finite is inf
-
-    terms = [Fraction(x) * Fraction(y) for x, y in zip(xs, ys)]
-    s = Fraction(0)
-    wide = 0.0
-    out = []
-    for start in range(0, len(terms), block):
-        step = terms[start:start + block]
-        for end in range(1, len(step) + 1):
-            narrow = truncated_step(s, step[:end], bits)
-            out.append(float(narrow) if promote_every is None else into_fp32(wide, narrow))
-        s = narrow
-        if promote_every is not None and (start + block) % promote_every == 0:
-            wide = into_fp32(wide, s)
-            s = Fraction(0)
-    return out
 
 
 def exact_prefix_sums(xs: Sequence[float]) -> list[Fraction]:

@@ -196,7 +196,7 @@ def test_matches_the_fraction_reference(fmt: Format, model: TruncatedAccumulator
         got = truncated_dot_running(x, y, model)
         assert got.shape == x.shape and got.dtype == np.float64
         for row in range(3):
-            want = reference.truncated_dot(x[row].astype(float).tolist(), y[row].astype(float).tolist(),
+            want = reference.truncating_dot(x[row].astype(float).tolist(), y[row].astype(float).tolist(),
                                            model.bits, model.block, model.promote_every)
             np.testing.assert_array_equal(got[row], want, err_msg=f"{kind} n={n} seed={seed} row={row}")
 

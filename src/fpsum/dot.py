@@ -178,6 +178,7 @@ def sum_products(
     return running_totals(method, rounded, acc, block=block)
 
 
+# --8<-- [start:dot]
 def dot_running(
     x: np.ndarray,
     y: np.ndarray,
@@ -211,6 +212,7 @@ def dot_running(
             raise ValueError(f"a fused multiply-add goes with the naive loop only, not {method!r}")
         return _fused_running(x, y, acc)
     return sum_products(products(x, y, acc), acc, method, block=block)
+# --8<-- [end:dot]
 
 
 def dot(

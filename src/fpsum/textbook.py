@@ -18,10 +18,12 @@ for sweeps.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 
-from .formats import Format
-from .rounding import add_exact
+from .formats import FP32, Format
+from .rounding import add_exact, round_exact
 
 
 def add(a: float, b: float, fmt: Format) -> float:
@@ -129,3 +131,73 @@ def pairwise(xs: Sequence[float], fmt: Format) -> float:
     left = largest_power_of_two_below(len(xs))
     return add(pairwise(xs[:left], fmt), pairwise(xs[left:], fmt), fmt)
 # --8<-- [end:pairwise]
+
+
+# --- the truncating accumulator of fpsum.hardware, one step at a time ---------
+
+
+def _binade(value: Fraction) -> int:
+    """floor(log2 |value|) of a nonzero rational, exactly."""
+    magnitude = abs(value)
+    e = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
+    while Fraction(2) ** e > magnitude:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= magnitude:
+        e += 1
+    return e
+
+
+def _toward_zero(value: Fraction, quantum: Fraction) -> Fraction:
+    """The multiple of ``quantum`` next to ``value`` on the side of zero (``int`` truncates a Fraction)."""
+    return int(value / quantum) * quantum
+
+
+# --8<-- [start:truncating]
+def truncating_step(s: Fraction, terms: Sequence[Fraction], bits: int) -> Fraction:
+    """One step of the truncating accumulator (:mod:`fpsum.hardware`), from its definition.
+
+    Align every term to the largest, cut each towards zero to ``bits`` bits
+    of that alignment, add exactly, cut the sum to ``bits`` significant bits.
+    Terms are exact rationals (products of finite inputs); no NaN, inf or -0:
+    a zero sum is ``Fraction(0)``.
+    """
+    everything = [s, *terms]
+    nonzero = [t for t in everything if t != 0]
+    if not nonzero:
+        return Fraction(0)
+    e_max = max(_binade(t) for t in nonzero)
+    quantum = Fraction(2) ** (e_max - bits + 1)
+    aligned = sum((_toward_zero(t, quantum) for t in everything), Fraction(0))
+    if aligned == 0:
+        return aligned
+    return _toward_zero(aligned, Fraction(2) ** (_binade(aligned) - bits + 1))
+
+
+def truncating_dot(
+    xs: Sequence[float], ys: Sequence[float], bits: int, block: int, promote_every: int | None
+) -> list[float]:
+    """Running results of the truncating accumulator (finite inputs only), one Fraction step at a time.
+
+    Entry k uses the steps before k's own, then one step of the products of
+    k's step up to k.  With promotion, every ``promote_every`` products the
+    narrow sum is added into an FP32 value (rounded once) and reset, and an
+    entry is that FP32 value plus the pending narrow sum, rounded once.
+    """
+    def into_fp32(wide: float, narrow: Fraction) -> float:
+        return round_exact(Fraction(wide) + narrow, FP32) if math.isfinite(wide) else wide  # inf + finite is inf
+
+    terms = [Fraction(x) * Fraction(y) for x, y in zip(xs, ys)]
+    s = Fraction(0)
+    wide = 0.0
+    out = []
+    for start in range(0, len(terms), block):
+        step = terms[start:start + block]
+        for end in range(1, len(step) + 1):
+            narrow = truncating_step(s, step[:end], bits)
+            out.append(float(narrow) if promote_every is None else into_fp32(wide, narrow))
+        s = narrow
+        if promote_every is not None and (start + block) % promote_every == 0:
+            wide = into_fp32(wide, s)
+            s = Fraction(0)
+    return out
+# --8<-- [end:truncating]

@@ -1,0 +1,221 @@
+"""The dot-product figure: relative error against K for four accumulators, FP16 and BF16 inputs.
+
+Numbers of record ``dot-error``: ``k_max``, ``quote_k``, ``trials``,
+``bits``, ``hw_block``, ``promote_every`` and, per input format and input
+kind (``fp16.uniform``, ``bf16.normal``, ...), the median relative error at
+``quote_k`` and at ``k_max`` of each accumulator (``narrow``, ``wide``,
+``truncated``, ``promoted``; keys ``<acc>`` and ``<acc>_max``), in per cent,
+and ``kappa``, the median condition number |x|ᵀ|y| / |xᵀy| at ``k_max``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+import fpsum
+from fpsum.dot import dot_running, exact_dot_running
+from fpsum.hardware import TruncatedAccumulator, truncated_dot_running
+
+from .contract import FigureFiles, NestedNumbers
+from .html import static_fragment
+from .looks import Palette
+from .mpl import method_line, render
+from .record import Built, Record
+from .text import number, significant
+
+SIZE = (7.6, 6.6)
+KINDS = ("uniform", "normal")
+ACCUMULATORS = ("naive", "wide", "truncated", "promoted")
+"""Lines of each panel: the input format's own accumulator (the naive method's look), FP32 (the wide
+method's look), and the truncating hardware model without and with promotion into FP32."""
+Y_BOTTOM, Y_TOP = 1e-8, 10.0
+
+
+@dataclass(frozen=True)
+class DotErrorParams:
+    """Input formats and kinds, the longest dot product, trials, seed, the hardware model, the K the page quotes."""
+
+    formats: tuple[str, ...] = ("fp16", "bf16")
+    kinds: tuple[str, ...] = KINDS
+    k_max: int = 2**16
+    trials: int = 16
+    seed: int = 31
+    bits: int = 14
+    hw_block: int = 4
+    promote_every: int = 128
+    quote_k: int = 4096
+
+    def __post_init__(self) -> None:
+        for name in self.formats:
+            fpsum.get_format(name)
+        if set(self.kinds) - set(KINDS) or self.trials < 1 or not 2 <= self.quote_k <= self.k_max:
+            raise ValueError(f"invalid dot-product parameters: {self}")
+        self.models()  # the hardware model checks its own parameters
+
+    def models(self) -> dict[str, TruncatedAccumulator]:
+        """The hardware accumulator without and with promotion."""
+        return {
+            "truncated": TruncatedAccumulator(bits=self.bits, block=self.hw_block),
+            "promoted": TruncatedAccumulator(bits=self.bits, block=self.hw_block, promote_every=self.promote_every),
+        }
+
+
+def records() -> list[Record]:
+    """The one dot-product figure."""
+    return [Record("dot-error", DotErrorParams(), build)]
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One input format and kind: per accumulator, the relative error of every trial at each K; and κ."""
+
+    fmt: fpsum.Format
+    kind: str
+    ks: np.ndarray
+    errors: dict[str, np.ndarray]  # accumulator -> (trials, len(ks))
+    kappa: np.ndarray  # (trials, len(ks))
+
+
+def draw_pairs(params: DotErrorParams, fmt: fpsum.Format, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """The seeded x and y vectors, ``(trials, k_max)`` each, in ``fmt``; y from the next seed."""
+    x = fpsum.make_inputs(kind, params.k_max, fmt, params.seed, trials=params.trials)  # type: ignore[arg-type]
+    y = fpsum.make_inputs(kind, params.k_max, fmt, params.seed + 1, trials=params.trials)  # type: ignore[arg-type]
+    return x, y
+
+
+def compute_panel(params: DotErrorParams, fmt: fpsum.Format, kind: str) -> Panel:
+    """Every accumulator's running dot products, read at a log grid of K and compared with the exact ones."""
+    ks = fpsum.log_grid(params.k_max, per_octave=4)
+    x, y = draw_pairs(params, fmt, kind)
+    exact = exact_dot_running(x, y, ks)
+    absolute = exact_dot_running(np.abs(x), np.abs(y), ks)
+    results = {
+        "naive": dot_running(x, y, fmt, fmt)[..., ks - 1],
+        "wide": dot_running(x, y, fmt, fpsum.FP32)[..., ks - 1],
+    }
+    for name, model in params.models().items():
+        results[name] = truncated_dot_running(x, y, model)[..., ks - 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        errors = {name: np.abs(r.astype(np.float64) - exact) / np.abs(exact) for name, r in results.items()}
+        kappa = absolute / np.abs(exact)
+    return Panel(fmt=fmt, kind=kind, ks=ks, errors=errors, kappa=kappa)
+
+
+def compute(params: DotErrorParams) -> list[Panel]:
+    """Panels row by row: each kind of input, then each format."""
+    return [compute_panel(params, fpsum.get_format(f), k) for k in params.kinds for f in params.formats]
+
+
+def label(name: str, panel: Panel, params: DotErrorParams) -> str:
+    """The legend's words for an accumulator."""
+    return {
+        "naive": "accumulate in the input format",
+        "wide": "accumulate in FP32",
+        "truncated": f"{params.bits}-bit truncating accumulator",
+        "promoted": f"{params.bits}-bit, promoted to FP32 every {params.promote_every}",
+    }[name]
+
+
+def _panel(ax: Axes, panel: Panel, params: DotErrorParams, palette: Palette) -> None:
+    ks = panel.ks
+    u = panel.fmt.unit_roundoff
+    gamma = np.array([fpsum.gamma(int(k), u) for k in ks.tolist()])
+    bound = gamma * np.median(panel.kappa, axis=0)
+    ax.plot(ks, np.where(bound < Y_TOP, bound, np.nan), color=palette.muted, lw=1, ls="--", zorder=1,
+            label="γ$_K$·κ bound (input-format accumulator)")
+    for name in ACCUMULATORS:
+        median = np.median(panel.errors[name], axis=0)
+        # An exact median (error 0) has no place on a log axis: the line starts where the error does.
+        method_line(ax, name, ks, np.where(median > 0, median, np.nan), palette, label=label(name, panel, params),
+                    zorder=3)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlim(ks[0], ks[-1])
+    ax.set_ylim(Y_BOTTOM, Y_TOP)
+    ax.set_title(f"{panel.fmt.label} inputs, {fpsum.INPUT_LABELS[panel.kind]}", fontsize=10)  # type: ignore[index]
+    ax.grid(True, which="major", color=palette.grid, lw=0.6)
+
+
+def draw(panels: list[Panel], params: DotErrorParams, palette: Palette) -> Figure:
+    """The figure in one palette; the caller saves and closes it."""
+    rows, cols = len(params.kinds), len(params.formats)
+    fig, axes = plt.subplots(rows, cols, figsize=SIZE, sharex=True, sharey=True, layout="constrained", squeeze=False)
+    for ax, panel in zip(axes.ravel(), panels):
+        _panel(ax, panel, params, palette)
+    for ax in axes[-1]:
+        ax.set_xlabel("K, length of the dot product")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("relative error")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False, fontsize=8)
+    return fig
+
+
+def csv_bytes(panels: list[Panel], params: DotErrorParams) -> bytes:
+    """Per input format, kind, accumulator and K: the median, 10th and 90th percentile of the relative error."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["format", "inputs", "accumulate", "k", "trials", "p10", "median", "p90", "median_kappa"])
+    for panel in panels:
+        kappa = np.median(panel.kappa, axis=0)
+        for name in ACCUMULATORS:
+            low, mid, high = np.percentile(panel.errors[name], [10, 50, 90], axis=0)
+            for j, k in enumerate(panel.ks.tolist()):
+                writer.writerow([panel.fmt.name, panel.kind, name, k, params.trials, repr(float(low[j])),
+                                 repr(float(mid[j])), repr(float(high[j])), repr(float(kappa[j]))])
+    return out.getvalue().encode()
+
+
+def percent(errors: np.ndarray, column: int) -> str:
+    """The median relative error of one column, in per cent, to two figures."""
+    return significant(100 * float(np.median(errors[:, column])))
+
+
+def headline(panels: list[Panel], params: DotErrorParams) -> NestedNumbers:
+    """The numbers the page quotes (see the module docstring)."""
+    numbers: dict[str, NestedNumbers | str] = {
+        "k_max": number(params.k_max), "quote_k": number(params.quote_k), "trials": number(params.trials),
+        "bits": number(params.bits), "hw_block": number(params.hw_block),
+        "promote_every": number(params.promote_every),
+    }
+    for panel in panels:
+        at = int(np.nonzero(panel.ks == params.quote_k)[0][0])
+        quoted: dict[str, NestedNumbers | str] = {"kappa": number(float(np.median(panel.kappa[:, -1])), 0)}
+        for name in ACCUMULATORS:
+            quoted[name] = percent(panel.errors[name], at)
+            quoted[f"{name}_max"] = percent(panel.errors[name], -1)
+        by_format = numbers.setdefault(panel.fmt.name, {})
+        assert isinstance(by_format, dict)
+        by_format[panel.kind] = quoted
+    return numbers
+
+
+def build(figure_id: str, params: DotErrorParams) -> Built:
+    """The figure, its CSV and fragment, and the quoted numbers."""
+    panels = compute(params)
+    files = render(lambda palette: draw(panels, params, palette), figure_id)
+    files[FigureFiles.of(figure_id).csv] = csv_bytes(panels, params)
+    formats = " and ".join(fpsum.get_format(f).label for f in params.formats)
+    alt = (f"Four log-log panels of the relative error of a dot product against its length K, up to "
+           f"{number(params.k_max)}, for {formats} inputs drawn uniform on [0, 1) and standard normal: the median "
+           f"over {params.trials} trials for an accumulator in the input format, an FP32 accumulator, and a "
+           f"{params.bits}-bit truncating accumulator without and with promotion to FP32 every "
+           f"{params.promote_every} products, with the worst-case bound dashed. With uniform inputs the "
+           "input-format accumulator's error grows to tens of per cent and the truncating one to several per "
+           "cent, while promotion and FP32 stay far below.")
+    caption = (f"Relative error |ŝ − s| / |s| of the dot product s = xᵀy of K pairs of {formats} inputs, "
+               f"median over {params.trials} seeded trials. The products are summed in the input format "
+               f"(rounded to nearest), in FP32, or by a model of a hardware accumulator that keeps "
+               f"{params.bits} bits and truncates, adding {params.hw_block} products at a time, without and "
+               f"with promotion into FP32 every {params.promote_every} products. Dashed: the worst-case bound "
+               "γ_K·κ of the input-format accumulator, κ = |x|ᵀ|y| / |xᵀy| (median), left out above 10. A line "
+               "starts where its median error stops being 0 (an exact result). ")
+    files |= static_fragment(figure_id, SIZE, alt, caption)
+    return Built(files=files, numbers=headline(panels, params))

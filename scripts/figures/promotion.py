@@ -1,0 +1,176 @@
+"""The promotion figure: the truncating accumulator's error against the promotion interval N_c.
+
+Numbers of record ``promotion``: ``format``, ``k``, ``trials``, ``bits``,
+``hw_block`` and, per input kind (``uniform``, ``normal``), the median relative
+error in per cent with no promotion (``none``), with promotion every 128
+(``every128``), at the largest interval drawn (``widest``) and with an FP32
+accumulator (``fp32``).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+
+import fpsum
+from fpsum.dot import dot, exact_dot_running
+from fpsum.hardware import TruncatedAccumulator, truncated_dot
+
+from .contract import FigureFiles, NestedNumbers
+from .html import static_fragment
+from .looks import LOOKS, Palette
+from .mpl import method_line, render
+from .record import Built, Record
+from .text import number, significant
+
+SIZE = (7.0, 3.9)
+KINDS = ("uniform", "normal")
+LABEL_PT = 8
+
+
+@dataclass(frozen=True)
+class PromotionParams:
+    """The input format, the length of the dot products, trials, seed and the hardware model."""
+
+    format: str = "e4m3"
+    k: int = 4096
+    trials: int = 64
+    seed: int = 53
+    bits: int = 14
+    hw_block: int = 4
+
+    def __post_init__(self) -> None:
+        fpsum.get_format(self.format)
+        if self.trials < 1 or self.k < 2 * self.hw_block:
+            raise ValueError(f"invalid promotion parameters: {self}")
+        TruncatedAccumulator(bits=self.bits, block=self.hw_block)
+
+    @property
+    def intervals(self) -> np.ndarray:
+        """Every power of two from the block size to K: the promotion intervals drawn."""
+        first = self.hw_block.bit_length() - 1
+        return np.asarray(2 ** np.arange(first, self.k.bit_length()), dtype=np.int64)
+
+
+def records() -> list[Record]:
+    """The one promotion figure."""
+    return [Record("promotion", PromotionParams(), build)]
+
+
+@dataclass(frozen=True)
+class Errors:
+    """Per kind: relative errors per trial for each interval ``(trials, intervals)``, never promoted, and FP32."""
+
+    promoted: dict[str, np.ndarray]
+    never: dict[str, np.ndarray]
+    fp32: dict[str, np.ndarray]
+
+
+def compute(params: PromotionParams) -> Errors:
+    """The three kinds of result for each kind of input, against the exact dot products."""
+    fmt = fpsum.get_format(params.format)
+    promoted, never, fp32 = {}, {}, {}
+    for kind in KINDS:
+        x = fpsum.make_inputs(kind, params.k, fmt, params.seed, trials=params.trials)  # type: ignore[arg-type]
+        y = fpsum.make_inputs(kind, params.k, fmt, params.seed + 1, trials=params.trials)  # type: ignore[arg-type]
+        exact = exact_dot_running(x, y, np.array([params.k]))[:, 0]
+
+        def error(result: np.ndarray, exact: np.ndarray = exact) -> np.ndarray:
+            return np.asarray(np.abs(result.astype(np.float64) - exact) / np.abs(exact))
+
+        promoted[kind] = np.stack([
+            error(truncated_dot(x, y, TruncatedAccumulator(params.bits, params.hw_block, int(every))))
+            for every in params.intervals.tolist()], axis=1)
+        never[kind] = error(truncated_dot(x, y, TruncatedAccumulator(params.bits, params.hw_block)))
+        fp32[kind] = error(dot(x, y, fmt, fpsum.FP32))
+    return Errors(promoted=promoted, never=never, fp32=fp32)
+
+
+def draw(errors: Errors, params: PromotionParams, palette: Palette) -> Figure:
+    """The figure in one palette; the caller saves and closes it."""
+    fmt = fpsum.get_format(params.format)
+    fig, axes = plt.subplots(1, len(KINDS), figsize=SIZE, sharey=True, layout="constrained")
+    intervals = params.intervals
+    for ax, kind in zip(axes, KINDS):
+        method_line(ax, "promoted", intervals, np.median(errors.promoted[kind], axis=0), palette, markevery=1,
+                    label=f"{params.bits}-bit, promoted to FP32 every N$_c$")
+        method_line(ax, "truncated", intervals, np.full(len(intervals), np.median(errors.never[kind])), palette,
+                    marker="", label=f"{params.bits}-bit, never promoted")
+        fp32 = float(np.median(errors.fp32[kind]))
+        if fp32 > 0:  # an exact median has no place on a log axis; the caption says so
+            method_line(ax, "wide", intervals, np.full(len(intervals), fp32), palette, marker="",
+                        label="FP32 accumulator")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(f"{fmt.label}, {fpsum.INPUT_LABELS[kind]}, K = {number(params.k)}", fontsize=10)  # type: ignore[index]
+        ax.set_xlabel("N$_c$, products between promotions")
+        ax.grid(True, which="major", color=palette.grid, lw=0.6)
+    axes[0].set_ylabel("relative error")
+    shown = {label: handle for ax in axes for handle, label in zip(*ax.get_legend_handles_labels())}
+    fig.legend(list(shown.values()), list(shown), loc="outside lower center", ncols=3, frameon=False,
+               fontsize=LABEL_PT)
+    return fig
+
+
+def csv_bytes(errors: Errors, params: PromotionParams) -> bytes:
+    """Per kind and accumulator (N_c, ``never`` or ``fp32``): the median relative error over the trials."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["format", "inputs", "k", "accumulate", "promote_every", "trials", "median_relative_error"])
+    for kind in KINDS:
+        for j, every in enumerate(params.intervals.tolist()):
+            writer.writerow([params.format, kind, params.k, "truncated", every, params.trials,
+                             repr(float(np.median(errors.promoted[kind][:, j])))])
+        writer.writerow([params.format, kind, params.k, "truncated", "never", params.trials,
+                         repr(float(np.median(errors.never[kind])))])
+        writer.writerow([params.format, kind, params.k, "fp32", "", params.trials,
+                         repr(float(np.median(errors.fp32[kind])))])
+    return out.getvalue().encode()
+
+
+def headline(errors: Errors, params: PromotionParams) -> NestedNumbers:
+    """The numbers the page quotes (see the module docstring)."""
+    at128 = int(np.nonzero(params.intervals == 128)[0][0])
+    numbers: dict[str, NestedNumbers | str] = {
+        "format": fpsum.get_format(params.format).label, "k": number(params.k), "trials": number(params.trials),
+        "bits": number(params.bits), "hw_block": number(params.hw_block),
+    }
+    for kind in KINDS:
+        numbers[kind] = {
+            "none": significant(100 * float(np.median(errors.never[kind]))),
+            "every128": significant(100 * float(np.median(errors.promoted[kind][:, at128]))),
+            "widest": significant(100 * float(np.median(errors.promoted[kind][:, -1]))),
+            "fp32": significant(100 * float(np.median(errors.fp32[kind]))),
+        }
+    return numbers
+
+
+def exact_note(errors: Errors) -> str:
+    """A caption sentence for each kind whose FP32 median is exact, so has no line."""
+    exact = [fpsum.INPUT_LABELS[kind] for kind in KINDS if np.median(errors.fp32[kind]) == 0]  # type: ignore[index]
+    return "".join(f"With {kind} inputs the FP32 accumulator's median result is exact (error 0), so it has "
+                   "no line. " for kind in exact)
+
+
+def build(figure_id: str, params: PromotionParams) -> Built:
+    """The figure, its CSV and fragment, and the quoted numbers."""
+    errors = compute(params)
+    files = render(lambda palette: draw(errors, params, palette), figure_id)
+    files[FigureFiles.of(figure_id).csv] = csv_bytes(errors, params)
+    fmt = fpsum.get_format(params.format)
+    alt = (f"Two log-log panels of the median relative error of {number(params.k)}-term {fmt.label} dot products "
+           f"summed by a {params.bits}-bit truncating accumulator, against the number of products between "
+           "promotions into FP32, for inputs uniform on [0, 1) and standard normal, with the never-promoted and "
+           "the FP32 errors as horizontal lines: the shorter the interval, the closer the error comes to FP32's.")
+    caption = (f"Dot products of K = {number(params.k)} pairs of {fmt.label} inputs, summed by the model of a "
+               f"{params.bits}-bit truncating accumulator ({params.hw_block} products per step) that is added "
+               "into an FP32 accumulator and cleared every N_c products: the median relative error over "
+               f"{params.trials} seeded trials against N_c. Horizontal lines: the same accumulator never "
+               f"promoted ({LOOKS['truncated'].label}), and an FP32 accumulator. " + exact_note(errors))
+    files |= static_fragment(figure_id, SIZE, alt, caption)
+    return Built(files=files, numbers=headline(errors, params))
