@@ -14,12 +14,15 @@ from pathlib import Path
 
 from . import (
     blocked,
+    dot_error,
     error_vs_n,
     formats_table,
     kahan_limits,
     looks_css,
+    matmul_error,
     neumaier,
     numbers,
+    promotion,
     races,
     site_info,
     snippets,
@@ -33,7 +36,7 @@ from .errors import located
 from .record import Built, Record
 
 BUILDERS = (races, error_vs_n, stagnation, kahan_limits, formats_table, spacing, neumaier, stochastic_race, blocked,
-            numbers, snippets, site_info, looks_css)
+            dot_error, promotion, matmul_error, numbers, snippets, site_info, looks_css)
 """Every builder module; the order is the order of the records in messages and in ``numbers.json``."""
 
 

@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 
 import fpsum
+from fpsum.updates import UPDATE_LABELS, UpdateMethod
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,26 @@ LOOKS: dict[str, Look] = {
     "neumaier": _look("neumaier", "#a35200", "#ffb74d", (2.5, 1.2, 0.6, 1.2, 0.6, 1.2), 2.2, "triangle_down"),
     "blocked": _look("blocked", "#2e7d32", "#81c784", (1.6, 1.2), 2.2, "pentagon"),
     "stochastic": _look("stochastic", "#6d4c41", "#d7b19d", (3.0, 1.0, 3.0, 3.0), 2.2, "hexagon"),
+    # The hardware accumulator model of fpsum.hardware, without and with promotion into FP32.
+    "truncated": Look("truncating accumulator", "#3949ab", "#9fa8da", (3.0, 1.2), 2.2, "triangle_down"),
+    "promoted": Look("truncating, promoted to FP32", "#00838f", "#4dd0e1", (1.0, 1.0), 2.4, "diamond"),
 }
-"""Every method of the model and the exact total; ``LOOKS[m].label`` is what legends say."""
+"""Every method of the model, the exact total and the hardware accumulators; ``LOOKS[m].label`` is what legends say."""
+
+
+def _update_look(method: UpdateMethod, light: str, dark: str, dash: tuple[float, ...], width: float,
+                 marker: str) -> Look:
+    return Look(UPDATE_LABELS[method], light, dark, dash, width, marker)
+
+
+# The four ways to store a weight of fpsum.updates, under "weight" + the model's name (a weight's
+# "kahan" is not a sum's): colours of their own, markers echoing the sum each is the analogue of.
+LOOKS |= {
+    "weightnearest": _update_look("nearest", "#9e2a2b", "#ff8f8f", (), 2.2, "circle"),
+    "weightkahan": _update_look("kahan", "#4527a0", "#b39ddb", (4.0, 1.5), 2.2, "triangle"),
+    "weightstochastic": _update_look("stochastic", "#7a5c00", "#e0c050", (1.2, 1.2), 2.2, "hexagon"),
+    "weightmaster": _update_look("master", "#006494", "#7fd3ff", (6.0, 1.5, 1.0, 1.5), 2.2, "square"),
+}
 
 INPUT_LOOKS: dict[str, Look] = {
     "uniform": Look("uniform [0, 1)", "#37474f", "#cfd8dc", (), 2.0, "circle"),

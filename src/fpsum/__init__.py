@@ -11,9 +11,21 @@ from .hardware import TruncatedAccumulator, truncated_dot, truncated_dot_running
 from .inputs import INPUT_KINDS, INPUT_LABELS, InputKind, make_inputs
 from .matmul import exact_matmul, relative_frobenius_error
 from .methods import METHOD_LABELS, METHODS, Method, running_totals, total
+from .order import random_orders, shuffled_totals, sorted_totals, totals_in_orders, tree_reduction
 from .race import RACE_METHODS, RACE_N, Race, run_race
 from .rounding import add_exact, round_exact, to_format
 from .sweep import Sweep, log_grid, run_sweep
+from .updates import (
+    UPDATE_LABELS,
+    UPDATE_METHODS,
+    UpdateMethod,
+    bytes_per_weight,
+    constant_updates,
+    exact_trajectory,
+    lost_below,
+    noisy_updates,
+    update_trajectory,
+)
 
 __version__ = "0.1.0"
 
@@ -30,4 +42,7 @@ __all__ = [
     "ACCUMULATORS", "DOT_METHODS", "INPUT_FORMATS", "dot_running", "exact_dot", "exact_dot_running", "products",
     "TruncatedAccumulator", "truncated_dot", "truncated_dot_running",
     "exact_matmul", "relative_frobenius_error",
+    "random_orders", "shuffled_totals", "sorted_totals", "totals_in_orders", "tree_reduction",
+    "UPDATE_LABELS", "UPDATE_METHODS", "UpdateMethod", "bytes_per_weight", "constant_updates",
+    "exact_trajectory", "lost_below", "noisy_updates", "update_trajectory",
 ]

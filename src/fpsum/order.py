@@ -25,6 +25,7 @@ def _check_1d(values: np.ndarray, fmt: Format) -> None:
         raise ValueError(f"expected a 1-D array of at least one input, got shape {values.shape}")
 
 
+# --8<-- [start:orders]
 def random_orders(n: int, orders: int, seed: int) -> np.ndarray:
     """``orders`` random permutations of ``0 .. n-1``, one per row: int64, shape ``(orders, n)``.
 
@@ -57,6 +58,7 @@ def totals_in_orders(
     if orders.ndim != 2 or orders.shape[1] != values.size:
         raise ValueError(f"orders must have shape (k, {values.size}), got {orders.shape}")
     return np.asarray(total(method, values[orders], fmt, seed=seed))
+# --8<-- [end:orders]
 
 
 def shuffled_totals(values: np.ndarray, fmt: Format, orders: int, seed: int, method: Method = "naive") -> np.ndarray:

@@ -111,6 +111,7 @@ def update_trajectory(
     if method not in UPDATE_METHODS:
         raise ValueError(f"unknown update method {method!r} (known: {', '.join(UPDATE_METHODS)})")
     start = np.broadcast_to(np.asarray(w0, dtype=np.float64), updates.shape[1:])
+    # --8<-- [start:update-loop]
     steps = updates.astype(np.float64)  # exact: every FP32 value is a float64
     out = np.empty(updates.shape, dtype=np.float64)
     w = to_format(start, fmt)
@@ -140,6 +141,7 @@ def update_trajectory(
                 m = m + u32  # float32 arithmetic: RN_fp32 of the exact sum
                 out[i] = to_format(m.astype(np.float64), fmt)
     return out
+    # --8<-- [end:update-loop]
 
 
 def exact_trajectory(w0: np.ndarray | float, updates: np.ndarray) -> np.ndarray:
@@ -180,6 +182,7 @@ def lost_below(w: np.ndarray | float, fmt: Format, direction: np.ndarray | float
     Float64, shape of ``w`` and ``direction`` broadcast; ``ValueError`` for
     NaN or +-inf weights (no neighbours).
     """
+    # --8<-- [start:lost-below]
     rounded = to_format(w, fmt).astype(np.float64)
     if not np.isfinite(rounded).all():
         raise ValueError("a NaN or infinite weight has no neighbours")
@@ -195,6 +198,7 @@ def lost_below(w: np.ndarray | float, fmt: Format, direction: np.ndarray | float
     down = np.where(np.signbit(rounded), away, toward)
     chosen: np.ndarray = np.where(sign > 0, up, np.where(sign < 0, down, toward)) / 2
     return chosen
+    # --8<-- [end:lost-below]
 
 
 def constant_updates(steps: int, size: float, weights: int = 1) -> np.ndarray:
