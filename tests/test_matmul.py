@@ -8,6 +8,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+import fpsum
 import fpsum.matmul
 from fpsum.dot import DOT_METHODS, dot, exact_dot
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
@@ -93,6 +94,33 @@ def test_exact_matmul_against_fractions(fmt: Format) -> None:
         assert got[t, i, j] == float(want)
     np.testing.assert_array_equal(exact_matmul(a, b), got[-1])
     assert exact_matmul(a, b)[0, 0] == float(exact_dot(a[0], b[:, 0]))
+
+
+@pytest.mark.parametrize("fmt", (FP16, BF16, E4M3, E5M2, FP32), ids=lambda f: f.name)
+@pytest.mark.parametrize("kind", ("codes", "uniform", "normal"))
+def test_exact_matmul_by_slices_equals_product_by_product(fmt: Format, kind: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast route (integer slices through float64 matrix products) gives the slow route's bits, or steps aside."""
+    if kind == "codes":
+        a, b = operands(fmt, 5, 300, 4, 8, "codes")
+    else:
+        a = fpsum.make_inputs(kind, 300, fmt, 8, trials=5)  # type: ignore[arg-type]
+        b = fpsum.make_inputs(kind, 300, fmt, 9, trials=4).T  # type: ignore[arg-type]
+    at = np.array([1, 7, 64, 300])
+    sliced = fpsum.matmul._exact_by_slices(a, b, at)
+    if kind != "codes" or fmt.bits == 8:  # values over a few dozen binades: a few slices hold them
+        assert sliced is not None
+    monkeypatch.setattr(fpsum.matmul, "_exact_by_slices", lambda *args: None)
+    slow = exact_matmul(a, b, at=at)
+    if sliced is not None:
+        assert_same_bits(sliced, slow)
+
+
+def test_exact_matmul_by_slices_steps_aside_for_values_over_too_many_binades() -> None:
+    a = np.array([[2.0**100, 2.0**-100]], dtype=np.float32)
+    b = np.array([[1.0], [1.0]], dtype=np.float32)
+    assert fpsum.matmul._exact_by_slices(a, b, np.array([2])) is None
+    assert exact_matmul(a, b)[0, 0] == 2.0**100 + 2.0**-100  # the slow route, correctly rounded
 
 
 def test_relative_frobenius_error_by_hand() -> None:

@@ -12,6 +12,8 @@ for the k in ``at``: how a figure sweeps K without redoing the short sums.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .dot import check_formats, input_format, sum_products
@@ -125,21 +127,89 @@ def matmul(
     return out[0] if at is None else out
 
 
+MAX_SLICES = 4  # per matrix: slices of 17 bits or more cover the significands of every input format
+
+
+def _slices(matrix: np.ndarray, width: int) -> list[tuple[np.ndarray, int]] | None:
+    """``matrix`` (finite float64) as a sum of integer matrices times powers of two, or None.
+
+    Each slice holds integers of magnitude below ``2**width``, scaled by
+    ``2**shift``: the top ``width`` bits below the largest binade first, then
+    the next, until nothing is left.  None if that takes more than
+    :data:`MAX_SLICES` slices (values spread over too many binades) or would
+    leave float64's exponent range; an all-zero matrix is no slices at all.
+    """
+    largest = float(np.abs(matrix).max())
+    if largest == 0:
+        return []
+    top = math.frexp(largest)[1]  # every |value| < 2**top
+    rest = matrix.copy()
+    slices = []
+    for j in range(1, MAX_SLICES + 1):
+        shift = top - j * width
+        if shift < -1000:
+            return None
+        whole = np.trunc(np.ldexp(rest, -shift))  # exact: a power-of-two scaling, then dropping the fraction
+        rest -= np.ldexp(whole, shift)  # exact: the low bits of each value
+        slices.append((whole, shift))
+        if not rest.any():
+            return slices
+    return None
+
+
+def _exact_by_slices(a: np.ndarray, b: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
+    """The exact product at every count in ``counts``, correctly rounded to float64; None if not to be had this way.
+
+    Cut ``a`` and ``b`` into integer slices (:func:`_slices`) narrow enough
+    that every product of two slice entries, and every sum of K of them, is an
+    integer below 2**53: then float64 matrix multiplication (any order, any
+    blocking the BLAS likes) is exact for every pair of slices, block by block
+    of K between the counts.  The exact entry is the sum of the scaled slice
+    products, correctly rounded by :func:`fpsum.exact.exact_running`.  Milliseconds
+    where the product-by-product route takes a second; finite inputs only.
+    """
+    k = a.shape[1]
+    width = (53 - max(k, 1).bit_length()) // 2  # K * 2**(2 * width) <= 2**53
+    if width < 12:
+        return None
+    left, right = _slices(a.astype(np.float64), width), _slices(b.astype(np.float64), width)
+    if left is None or right is None:
+        return None
+    if not left or not right:
+        return np.zeros((counts.size, a.shape[0], b.shape[1]))
+    edges = np.concatenate([[0], counts])
+    terms = []
+    for whole_a, shift_a in left:
+        for whole_b, shift_b in right:
+            if shift_a + shift_b < -1000:
+                return None
+            blocks = np.stack([whole_a[:, lo:hi] @ whole_b[lo:hi, :] for lo, hi in zip(edges[:-1], edges[1:])])
+            terms.append(np.ldexp(np.cumsum(blocks, axis=0), shift_a + shift_b))  # exact integers, then exact scaling
+    stacked = np.stack(terms, axis=-1)  # (counts, m, n, pairs of slices)
+    summed = exact_running(stacked.reshape(-1, len(terms)), np.array([len(terms)]))
+    return summed.reshape(stacked.shape[:-1])
+
+
 def exact_matmul(a: np.ndarray, b: np.ndarray, *, at: np.ndarray | None = None) -> np.ndarray:
     """The exact ``a @ b``, every entry correctly rounded to float64; ``(m, n)``, or ``(len(at), m, n)``.
 
     ``a`` and ``b`` hold values of one input format (up to FP32, so the
-    float64 products are exact), shapes ``(m, K)`` and ``(K, n)``.  Each entry
-    is :func:`fpsum.exact.exact_running` of its exact products, a group of
+    float64 products are exact), shapes ``(m, K)`` and ``(K, n)``.  Exact float64
+    matrix products of integer slices where they can be had (:func:`_exact_by_slices`),
+    else :func:`fpsum.exact.exact_running` of each entry's exact products, a group of
     rows at a time.  ``ValueError`` for NaN or inf values (no exact value),
     mismatched shapes or a bad ``at``; -0.0 counts as zero and an exact zero
     is +0.0.
     """
     _check(a, b, None)
+    input_format(a.dtype)  # TypeError for a dtype that is not an input format's
     if not (np.all(np.isfinite(a.astype(np.float64))) and np.all(np.isfinite(b.astype(np.float64)))):
         raise ValueError("an exact matrix product needs finite inputs")
     (m, k), n = a.shape, b.shape[1]
     counts = _counts(at, k)
+    sliced = _exact_by_slices(a, b, counts)
+    if sliced is not None:
+        return sliced[0] if at is None else sliced
     out = np.empty((counts.size, m, n))
     b_columns: np.ndarray = np.ascontiguousarray(b.T).astype(_exact_dtype(a, b))  # float32 if exact: fewer digits
     for rows in _row_groups(m, n, k):
