@@ -85,9 +85,41 @@ def throughput(trials: int = 64, n: int = 2**16) -> None:
             print(f"  {fmt.label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {verdict}")
 
 
+DOT_GOALS = {"naive": 0.5, "pairwise": 0.5, "truncated": 0.1, "truncated, promoted every 128": 0.1}
+
+
+def dot_throughput(trials: int = 64, k: int = 2**14) -> None:
+    """Dot-product accumulation (FP16 inputs, FP32 accumulator) and the truncating model, against numpy's float16."""
+    import numpy as np
+
+    import fpsum
+    from fpsum.dot import dot
+    from fpsum.hardware import TruncatedAccumulator, truncated_dot
+
+    additions = trials * k
+    native_input = np.random.default_rng(0).random((trials, k)).astype(np.float16)
+    native = best_rate(lambda: np.add.accumulate(native_input, axis=-1), additions)
+    x = fpsum.make_inputs("uniform", k, fpsum.FP16, seed=1, trials=trials)
+    y = fpsum.make_inputs("uniform", k, fpsum.FP16, seed=2, trials=trials)
+    runs: dict[str, Callable[[], object]] = {
+        "naive": lambda: dot(x, y, fpsum.FP16, fpsum.FP32, "naive"),
+        "pairwise": lambda: dot(x, y, fpsum.FP16, fpsum.FP32, "pairwise"),
+        "truncated": lambda: truncated_dot(x, y, TruncatedAccumulator()),
+        "truncated, promoted every 128": lambda: truncated_dot(x, y, TruncatedAccumulator(promote_every=128)),
+    }
+    print(f"\ndot products, {trials} x {k:,} FP16 pairs, FP32 accumulator (products added per second):")
+    print(f"  numpy np.add.accumulate, float16:  {native / 1e6:8.1f} M/s   (the reference)")
+    for name, run in runs.items():
+        rate = best_rate(run, additions)
+        goal = DOT_GOALS[name]
+        print(f"  {name:31s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   "
+              f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}")
+
+
 def main() -> None:
     """Print every measurement with its goal."""
     throughput()
+    dot_throughput()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         shutil.rmtree(CACHE, ignore_errors=True)

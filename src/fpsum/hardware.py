@@ -180,11 +180,50 @@ def truncated_dot_running(x: np.ndarray, y: np.ndarray, model: TruncatedAccumula
     return np.ascontiguousarray(out).reshape(lead + (k,))
 
 
-def truncated_dot(x: np.ndarray, y: np.ndarray, model: TruncatedAccumulator) -> np.ndarray:
-    """The final value of :func:`truncated_dot_running`, shape ``x.shape[:-1]`` (float64).
+def _final_steps(p: np.ndarray, model: TruncatedAccumulator) -> tuple[np.ndarray, np.ndarray]:
+    """The narrow sum after the last step, and the FP32 accumulator it is added to: ``(N,)`` each.
 
-    The same rules for NaN, inf and -0.0 (a zero result is +0.0) and the
-    same errors.
+    :func:`_narrow_steps` without the prefixes inside a step, which only the
+    running results need: zero padding changes neither the largest term of
+    a step nor its sum, so the last step's full sum is the last product's result.
     """
-    return truncated_dot_running(x, y, model)[..., -1]
+    steps, _, n = p.shape
+    largest = np.abs(p).max(axis=1)  # (steps, N): every step's largest product, at once
+    s = np.zeros(n)
+    wide = np.zeros(n)
+    steps_per_promotion = None if model.promote_every is None else model.promote_every // model.block
+    for t in range(steps):
+        _, exponent = np.frexp(np.maximum(largest[t], np.abs(s)))
+        scale = np.ldexp(1.0, model.bits - exponent)
+        aligned = np.trunc(p[t] * scale).sum(axis=0) + np.trunc(s * scale)
+        s = _truncate_bits(aligned, model.bits) / scale
+        if steps_per_promotion is not None and (t + 1) % steps_per_promotion == 0 and t + 1 < steps:
+            wide = add_rounded(wide, s, FP32).astype(np.float64)
+            s = np.zeros(n)
+    return s, wide
+
+
+def truncated_dot(x: np.ndarray, y: np.ndarray, model: TruncatedAccumulator) -> np.ndarray:
+    """The final value of :func:`truncated_dot_running`, shape ``x.shape[:-1]`` (float64), bit for bit.
+
+    Computed without the results inside each step, about ``block`` times less
+    work.  The same rules for NaN, inf and -0.0 (a zero result is +0.0) and
+    the same errors.
+    """
+    check_pair(x, y)
+    exact = exact_products(x, y)
+    k = exact.shape[-1]
+    lead = exact.shape[:-1]
+    flat = exact.reshape(-1, k)
+    finite = np.isfinite(flat)
+    steps = -(-k // model.block)
+    padded = np.zeros((steps * model.block, flat.shape[0]))
+    padded[:k] = np.where(finite, flat, 0.0).T
+    narrow, wide = _final_steps(padded.reshape(steps, model.block, -1), model)
+    out = add_rounded(wide, narrow, FP32).astype(np.float64) if model.promote_every is not None else narrow
+    if not finite.all():
+        with np.errstate(invalid="ignore"):
+            special = np.add.reduce(np.where(finite, 0.0, flat), axis=-1)  # inf + -inf is NaN; NaN stays
+        out = np.where(np.isfinite(special), out, special)
+    return np.asarray(out).reshape(lead)
 
