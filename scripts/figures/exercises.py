@@ -1,0 +1,225 @@
+"""The numbers in the worked answers of every page's Exercises section, computed by the model.
+
+Record ``exercises``: one group of numbers per page (``accumulation``,
+``error_vs_n``, ``formats``, ``beyond_kahan``, ``dot``), one function per
+exercise.  Each answer's ``command`` is the ``fpsum`` command that checks it,
+where there is one.  ``tests/test_exercises.py`` works every answer out
+again from the model by another route.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+import fpsum
+from fpsum.dot import dot_running
+from fpsum.hardware import TruncatedAccumulator, truncated_dot
+from fpsum.rounding import add_exact, round_exact, stochastic_round
+
+from .contract import NestedNumbers
+from .record import Built, Record
+from .text import number, significant
+
+
+@dataclass(frozen=True)
+class ExercisesParams:
+    """The inputs the exercises name (each answer's numbers follow from these and the model)."""
+
+    constant: float = 0.1
+    constant_n: int = 4000
+    race_n: int = 10_000
+    percent: float = 1.0
+    overflow_terms: tuple[float, ...] = (448.0, 16.0, 32.0)
+    cancelling: tuple[float, ...] = (1.0, 4096.0, 1.0, -4096.0)
+    sr_value: float = 1 / 3
+    sr_draws: int = 10_000
+    blocked_n: int = 65_536
+    dot_k_max: int = 8192
+    ones: int = 65_536
+    bits: int = 14
+    promote_every: int = 128
+    kappa_k: int = 65_536
+    seed: int = 0
+
+
+def records() -> list[Record]:
+    """The one record of exercise answers."""
+    return [Record("exercises", ExercisesParams(), build)]
+
+
+def first_frozen(running: np.ndarray) -> int:
+    """1-based count after which ``running`` never changes again (its length if it changes at the end)."""
+    changes = np.nonzero(running[1:] != running[:-1])[0]
+    return int(changes[-1]) + 2 if changes.size else 1
+
+
+def constant_stall(params: ExercisesParams) -> NestedNumbers:
+    """FP16 naive sum of one constant repeated: where it stops, after how many inputs, against the exact sum."""
+    fmt = fpsum.FP16
+    stored = round_exact(params.constant, fmt)
+    running = fpsum.running_totals("naive", fpsum.to_format(np.full(params.constant_n, stored), fmt), fmt)
+    frozen = first_frozen(running.astype(np.float64))
+    return {
+        "value": repr(params.constant), "stored": repr(stored), "n": number(params.constant_n),
+        "stall": number(float(running[-1])), "after": number(frozen), "exact": number(stored * params.constant_n),
+        "exact_at_stall": number(stored * frozen),
+        "half_gap": number(fmt.ulp(float(running[-1])) / 2, 4),
+        "command": f"yes {params.constant!r} | head -n {params.constant_n} | fpsum sum --format fp16 --method naive",
+    }
+
+
+def fast_two_sum(params: ExercisesParams) -> NestedNumbers:
+    """Kahan's correction c = (t - s) - y for s = 2,048 and y = 0.3 in FP16: it is minus the rounding error."""
+    fmt = fpsum.FP16
+    s, y = 2048.0, round_exact(0.3, fmt)
+    t = add_exact(s, y, fmt)
+    c = add_exact(add_exact(t, -s, fmt), -y, fmt)
+    return {"s": number(s), "y": repr(y), "t": number(t), "c": repr(c), "error": repr(t - s - y)}
+
+
+def bf16_race(params: ExercisesParams) -> NestedNumbers:
+    """The BF16 race on ``race_n`` uniform inputs: naive against pairwise and the exact total."""
+    race = fpsum.run_race(fpsum.BF16, "uniform", n=params.race_n, seed=params.seed, samples=2,
+                          methods=("naive", "pairwise"))
+    return {
+        "n": number(params.race_n), "naive": number(race.final["naive"]), "pairwise": number(race.final["pairwise"]),
+        "exact": number(race.exact_final, 2), "stalled_after": number(race.stalls["naive"] or params.race_n),
+        "command": f"fpsum race --format bf16 --inputs uniform --n {params.race_n}",
+    }
+
+
+def bounds_reach(params: ExercisesParams) -> NestedNumbers:
+    """Where the worst-case bound (n - 1)u reaches 1, and where √n·u reaches ``percent`` per cent."""
+    numbers: dict[str, NestedNumbers | str] = {"percent": number(params.percent)}
+    for fmt in (fpsum.FP16, fpsum.BF16):
+        u = fmt.unit_roundoff
+        worst = next(n for n in range(2, 10**7) if fpsum.first_order_bounds(n, fmt)["naive"] >= 1)
+        typical = math.ceil((params.percent / 100 / u) ** 2)
+        numbers[fmt.name] = {"worst": number(worst), "typical": number(typical)}
+    numbers["fp32_stall_n"] = number(2 * fpsum.FP32.stall_point)
+    return numbers
+
+
+def e4m3_overflow(params: ExercisesParams) -> NestedNumbers:
+    """E4M3 has no infinity: a sum that rounds beyond 448 is NaN, one that ties back to 448 is 448."""
+    fmt = fpsum.E4M3
+    top, tie, over = params.overflow_terms
+    return {
+        "max": number(fmt.max_finite), "tie": number(tie), "over": number(over),
+        "tie_sum": number(add_exact(top, tie, fmt)), "over_sum": number(add_exact(top, over, fmt)),
+        "gap": number(fmt.ulp(top)),
+        "command": f"printf '{top:g}\\n{over:g}\\n' | fpsum sum --format e4m3 --method naive",
+    }
+
+
+SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def power_of_ten(value: float) -> str:
+    """A large value to three figures as ``3.39 × 10³⁸`` (finite, positive)."""
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
+
+
+def fp8_stalls(params: ExercisesParams) -> NestedNumbers:
+    """Stall points for inputs in [0, 1) of the FP8 formats and BF16, and BF16's largest value."""
+    return {
+        "e4m3": number(fpsum.E4M3.stall_point), "e5m2": number(fpsum.E5M2.stall_point),
+        "bf16": number(fpsum.BF16.stall_point), "bf16_max": power_of_ten(fpsum.BF16.max_finite),
+    }
+
+
+def cancelling(params: ExercisesParams) -> NestedNumbers:
+    """Naive, Kahan and Neumaier on inputs that cancel, in FP16."""
+    fmt = fpsum.FP16
+    values = fpsum.to_format(np.array(params.cancelling), fmt)
+    results = {m: number(float(fpsum.total(m, values, fmt))) for m in ("naive", "kahan", "neumaier")}
+    listed = ", ".join(number(v) for v in params.cancelling)
+    terms = "\\n".join(f"{v:g}" for v in params.cancelling)
+    return results | {"inputs": listed, "exact": number(float(fpsum.exact_sum(values))),
+                      "command": f"printf '{terms}\\n' | fpsum sum --format fp16 --method neumaier"}
+
+
+def unbiased(params: ExercisesParams) -> NestedNumbers:
+    """Stochastic rounding of 1/3 to FP16, ``sr_draws`` times: the neighbours, the mean and its standard error."""
+    fmt = fpsum.FP16
+    value = params.sr_value
+    draws = np.random.default_rng([fpsum.methods.ROUNDING_STREAM, params.seed]).random(params.sr_draws)
+    nearest = round_exact(value, fmt)
+    # The neighbour on value's other side (compared as Python floats: NumPy would compare in float16).
+    other = np.nextafter(np.float16(nearest), np.float16(1 if nearest < value else 0))
+    low, high = sorted((float(nearest), float(other)))
+    # low + (value - low), rounded stochastically as an addition would round it; value - low is exact in float64.
+    rounded = stochastic_round(np.full(params.sr_draws, low), np.full(params.sr_draws, value - low), fmt, draws)
+    values = rounded.astype(np.float64)
+    up_share = (value - low) / (high - low)
+    stderr = float(values.std(ddof=1) / math.sqrt(values.size))
+    return {
+        "draws": number(params.sr_draws), "low": repr(low), "high": repr(high), "p_up": significant(up_share, 4),
+        "mean": f"{values.mean():.8f}", "stderr": significant(stderr), "value": f"{value:.8f}",
+        "z": significant(abs(float(values.mean()) - value) / stderr),
+    }
+
+
+def blocked_bound(params: ExercisesParams) -> NestedNumbers:
+    """The first-order bound (b + n/b)u of blocked summation, at its best block size b = √n."""
+    fmt = fpsum.FP16
+    n = params.blocked_n
+    best = int(math.isqrt(n))
+    bound = (best + n / best) * fmt.unit_roundoff
+    naive = (n - 1) * fmt.unit_roundoff
+    return {"n": number(n), "b": number(best), "bound": significant(bound), "naive": significant(naive)}
+
+
+def dot_half_wrong(params: ExercisesParams) -> NestedNumbers:
+    """The K at which a BF16 dot product of uniform inputs in a BF16 accumulator is first 50 % wrong."""
+    fmt = fpsum.BF16
+    x = fpsum.make_inputs("uniform", params.dot_k_max, fmt, params.seed)
+    y = fpsum.make_inputs("uniform", params.dot_k_max, fmt, params.seed + 1)
+    ks = np.arange(1, params.dot_k_max + 1)
+    exact = fpsum.dot.exact_dot_running(x, y, ks)
+    error = np.abs(dot_running(x, y, fmt, fmt).astype(np.float64) - exact) / exact
+    k = int(np.argmax(error >= 0.5)) + 1
+    result = float(dot_running(x[:k], y[:k], fmt, fmt)[-1])
+    return {"k": number(k), "exact": number(float(exact[k - 1]), 1), "result": number(result),
+            "seed": number(params.seed)}
+
+
+def truncated_ones(params: ExercisesParams) -> NestedNumbers:
+    """``ones`` products 1 × 1 through the truncating accumulator, without and with promotion."""
+    ones = fpsum.to_format(np.ones(params.ones), fpsum.BF16)
+    never = float(truncated_dot(ones, ones, TruncatedAccumulator(bits=params.bits)))
+    model = TruncatedAccumulator(bits=params.bits, promote_every=params.promote_every)
+    promoted = float(truncated_dot(ones, ones, model))
+    return {
+        "n": number(params.ones), "bits": number(params.bits), "never": number(never), "promoted": number(promoted),
+        "every": number(params.promote_every), "stuck": number(2.0**params.bits),
+        "command": f"yes '1 1' | head -n {params.ones} | fpsum dot --format bf16 --truncate-bits {params.bits}",
+    }
+
+
+def kappa_estimate(params: ExercisesParams) -> NestedNumbers:
+    """The median κ of K standard normal pairs, from the central limit theorem: (2/π) K / (0.674 √K)."""
+    k = params.kappa_k
+    quartile = NormalDist().inv_cdf(0.75)  # the median of |N(0, 1)|
+    constant = (2 / math.pi) / quartile
+    return {"k": number(k), "root": number(math.sqrt(k)), "quartile": f"{quartile:.3f}",
+            "constant": f"{constant:.2f}", "median": number(constant * math.sqrt(k), 0)}
+
+
+def build(record_id: str, params: ExercisesParams) -> Built:
+    """Every page's answers."""
+    return Built(files={}, numbers={
+        "accumulation": {"constant": constant_stall(params), "fast_two_sum": fast_two_sum(params),
+                         "race": bf16_race(params)},
+        "error_vs_n": bounds_reach(params),
+        "formats": {"overflow": e4m3_overflow(params), "stalls": fp8_stalls(params)},
+        "beyond_kahan": {"cancelling": cancelling(params), "unbiased": unbiased(params),
+                         "blocked": blocked_bound(params)},
+        "dot": {"half_wrong": dot_half_wrong(params), "ones": truncated_ones(params),
+                "kappa": kappa_estimate(params)},
+    })

@@ -1,0 +1,188 @@
+"""Every worked answer of the Exercises sections, worked out again from the model by another route.
+
+The record ``exercises`` computes the answers' numbers with the vectorised
+model; these tests recompute them with the textbook loops, exact fractions,
+the ``fpsum`` command the answer names, or brute force, and hold the page's
+text to them.  Every topic page has an Exercises section with at least three
+exercises, each answered in a collapsed block.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import shlex
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import fpsum
+from figures import exercises
+from figures.contract import flatten
+from fpsum.cli import main
+from fpsum.rounding import round_exact
+from fpsum.textbook import add, naive
+
+PARAMS = exercises.ExercisesParams()
+TOPIC_PAGES = ("accumulation-error", "error-vs-n", "formats", "beyond-kahan", "dot-products")
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict[str, str]:
+    flat = flatten("exercises", exercises.build("exercises", PARAMS).numbers)
+    return {path.removeprefix("exercises."): text for path, text in flat.items()}
+
+
+def value(text: str) -> float:
+    """A number as the site writes it (thousands separators, a true minus sign, NaN) as a float."""
+    return float(text.replace(",", "").replace("−", "-"))
+
+
+def run(command: str, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...] = ()) -> dict[str, object]:
+    """Run an answer's shell pipeline (``yes``, ``printf`` or none, then ``fpsum``) in process; its JSON."""
+    stdin = ""
+    producer, _, tail = command.rpartition("| fpsum ")
+    if producer:
+        words = shlex.split(producer.split("|")[0])
+        if words[0] == "yes":
+            count = int(shlex.split(producer.split("|")[1])[-1])
+            stdin = (" ".join(words[1:]) + "\n") * count
+        elif words[0] == "printf":
+            stdin = words[1].encode().decode("unicode_escape")
+    argv = shlex.split(tail if producer else command.removeprefix("fpsum ")) + list(extra) + ["--json"]
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    out = io.StringIO()
+    assert main(argv, out) == 0, command
+    result: dict[str, object] = json.loads(out.getvalue())
+    return result
+
+
+def test_the_constant_stalls_where_and_when_the_textbook_loop_says(answers: dict[str, str],
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    stored = round_exact(PARAMS.constant, fpsum.FP16)
+    running = naive([stored] * PARAMS.constant_n, fpsum.FP16)
+    final = running[-1]
+    after = next(i + 1 for i in range(len(running)) if all(v == final for v in running[i:]))
+    assert value(answers["accumulation.constant.stall"]) == final == 256  # 2**11 * 2**-3, Exercise 1
+    assert value(answers["accumulation.constant.after"]) == after
+    assert value(answers["accumulation.constant.exact_at_stall"]) == pytest.approx(after * stored, abs=5e-4)
+    assert after * stored < final  # it got there ahead of the exact total, as the answer says
+    assert run(answers["accumulation.constant.command"], monkeypatch)["result"] == final
+
+
+def test_kahans_correction_is_the_rounding_error_exactly(answers: dict[str, str]) -> None:
+    s, y = 2048.0, round_exact(0.3, fpsum.FP16)
+    t = add(s, y, fpsum.FP16)
+    error = Fraction(t) - (Fraction(s) + Fraction(y))
+    assert float(answers["accumulation.fast_two_sum.c"]) == float(error)
+    assert float(answers["accumulation.fast_two_sum.error"]) == float(error)
+    assert value(answers["accumulation.fast_two_sum.t"]) == t
+
+
+def test_the_bf16_race_answer_is_the_commands(answers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    report = run(answers["accumulation.race.command"], monkeypatch)
+    final = report["final"]
+    assert isinstance(final, dict)
+    assert value(answers["accumulation.race.naive"]) == final["naive"] == fpsum.BF16.stall_point
+    assert value(answers["accumulation.race.pairwise"]) == final["pairwise"]
+    stalls = report["stalled_after"]
+    assert isinstance(stalls, dict) and value(answers["accumulation.race.stalled_after"]) == stalls["naive"]
+
+
+def test_where_the_bounds_reach_their_marks(answers: dict[str, str]) -> None:
+    for fmt in (fpsum.FP16, fpsum.BF16):
+        worst = int(value(answers[f"error_vs_n.{fmt.name}.worst"]))
+        assert (worst - 1) * fmt.unit_roundoff >= 1 > (worst - 2) * fmt.unit_roundoff
+        typical = int(value(answers[f"error_vs_n.{fmt.name}.typical"]))
+        target = value(answers["error_vs_n.percent"]) / 100
+        assert math.sqrt(typical) * fmt.unit_roundoff >= target > math.sqrt(typical - 1) * fmt.unit_roundoff
+    assert value(answers["error_vs_n.fp32_stall_n"]) == 2 * 2**24
+
+
+def test_e4m3_overflow_answers(answers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    top, tie, over = PARAMS.overflow_terms
+    assert value(answers["formats.overflow.tie_sum"]) == round_exact(Fraction(top) + Fraction(tie), fpsum.E4M3)
+    assert math.isnan(round_exact(Fraction(top) + Fraction(over), fpsum.E4M3))
+    assert answers["formats.overflow.over_sum"] == "NaN"
+    assert run(answers["formats.overflow.command"], monkeypatch)["result"] == "nan"
+
+
+def test_fp8_stall_points_are_where_a_naive_sum_of_inputs_below_one_stops(answers: dict[str, str]) -> None:
+    for fmt in (fpsum.E4M3, fpsum.E5M2):
+        just_below_one = float(np.nextafter(fmt.dtype.type(1), fmt.dtype.type(0)))
+        running = naive([just_below_one] * 64, fmt)
+        assert value(answers[f"formats.stalls.{fmt.name}"]) == running[-1]
+
+
+@pytest.mark.parametrize("method", ["naive", "kahan", "neumaier"])
+def test_the_cancelling_sum_by_each_method(method: str, answers: dict[str, str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    command = answers["beyond_kahan.cancelling.command"].replace("--method neumaier", f"--method {method}")
+    report = run(command, monkeypatch)
+    assert value(answers[f"beyond_kahan.cancelling.{method}"]) == report["result"]
+    assert value(answers["beyond_kahan.cancelling.exact"]) == report["exact"]
+
+
+def test_stochastic_rounding_of_a_third(answers: dict[str, str]) -> None:
+    low, high = float(answers["beyond_kahan.unbiased.low"]), float(answers["beyond_kahan.unbiased.high"])
+    assert low < 1 / 3 < high and np.nextafter(np.float16(low), np.float16(1)) == np.float16(high)
+    share = (Fraction(1, 3) - Fraction(low)) / (Fraction(high) - Fraction(low))
+    assert value(answers["beyond_kahan.unbiased.p_up"]) == pytest.approx(float(share), abs=5e-5)
+    # Unbiased: the sample mean is within a few standard errors of the exact 1/3.
+    mean, stderr = value(answers["beyond_kahan.unbiased.mean"]), value(answers["beyond_kahan.unbiased.stderr"])
+    assert abs(mean - 1 / 3) < 4 * stderr
+
+
+def test_the_best_block_size_is_the_square_root(answers: dict[str, str]) -> None:
+    n = PARAMS.blocked_n
+    best = min(range(1, n + 1), key=lambda b: b + n / b)
+    assert value(answers["beyond_kahan.blocked.b"]) == best
+    assert value(answers["beyond_kahan.blocked.bound"]) == pytest.approx((best + n / best) * fpsum.FP16.unit_roundoff)
+
+
+def test_the_bf16_dot_product_is_first_half_wrong_where_the_answer_says(answers: dict[str, str]) -> None:
+    fmt = fpsum.BF16
+    k = int(value(answers["dot.half_wrong.k"]))
+    x = fpsum.make_inputs("uniform", k, fmt, PARAMS.seed).astype(np.float64).tolist()
+    y = fpsum.make_inputs("uniform", k, fmt, PARAMS.seed + 1).astype(np.float64).tolist()
+    s = 0.0
+    exact = Fraction(0)
+    errors = []
+    for a, b in zip(x, y):
+        p = round_exact(Fraction(a) * Fraction(b), fmt)
+        s = add(s, p, fmt)
+        exact += Fraction(a) * Fraction(b)
+        errors.append(abs(Fraction(s) - exact) / exact)
+    assert errors[-1] >= Fraction(1, 2) > max(errors[:-1])
+    assert value(answers["dot.half_wrong.result"]) == s
+
+
+def test_ones_through_the_truncating_accumulator(answers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    command = answers["dot.ones.command"]
+    assert run(command, monkeypatch)["result"] == value(answers["dot.ones.never"]) == 2.0**PARAMS.bits
+    every = ("--promote-every", answers["dot.ones.every"])
+    assert run(command, monkeypatch, every)["result"] == value(answers["dot.ones.promoted"]) == PARAMS.ones
+
+
+def test_the_median_condition_number_estimate(answers: dict[str, str]) -> None:
+    """Against a brute-force sample: 400 draws of K standard normal pairs, in float64."""
+    k = PARAMS.kappa_k
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((400, k)), rng.standard_normal((400, k))
+    sample = np.median(np.abs(x * y).sum(axis=1) / np.abs((x * y).sum(axis=1)))
+    assert value(answers["dot.kappa.median"]) == pytest.approx(sample, rel=0.15)
+
+
+@pytest.mark.parametrize("page", TOPIC_PAGES)
+def test_every_topic_page_ends_with_three_exercises_answered_in_collapsed_blocks(page: str) -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / f"{page}.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Exercises\n"):text.index("\n## References")]
+    questions = re.findall(r"^\*\*Exercise \d+ \((?:derivation|numerical|derivation and numerical)\): ", section,
+                           re.MULTILINE)
+    answers_ = re.findall(r'^\?\?\? success "Answer"\n    \S', section, re.MULTILINE)
+    assert len(questions) >= 3 and len(answers_) == len(questions), page
