@@ -41,6 +41,10 @@ _numbers: dict[str, str] = {}
 _fragments: dict[str, str] = {}
 
 
+FIGURE_ANCHOR = re.compile(r'<figure [^>]*\bid="([^"]+)"')
+"""The permalink anchor of a figure fragment, ``fig-<id>``."""
+
+
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Every page gets the generated style sheet of the method looks."""
     if contract.LOOKS_CSS not in config.extra_css:
@@ -89,6 +93,8 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         label = kind.group(1) if kind else "Figure"
         counters[label] = counters.get(label, 0) + 1  # figures and tables count separately, per page
         linked = contract.ROOT_LINK.sub(lambda link: get_relative_url(link.group(1), page.url), fragment)
+        if page.present_anchor_ids is not None:  # so that links to #fig-<id> from other pages are checked
+            page.present_anchor_ids.update(FIGURE_ANCHOR.findall(fragment))
         return linked.replace(contract.FIGURE_NUMBER, str(counters[label]))
 
     html = contract.FIGURE_PARAGRAPH.sub(figure, html)

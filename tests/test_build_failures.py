@@ -91,3 +91,18 @@ def test_a_broken_build_stops_with_one_clear_line(built_copy: BuiltCopy, tmp_pat
     clear = [line for line in errors if breakage.file in line and breakage.says in line]
     assert len(clear) == 1, f"no single ERROR line names {breakage.file} and {breakage.says!r}:\n" + "\n".join(errors)
     assert len(errors) <= 2, "\n".join(errors)  # mkdocs may add "Error reading page '...':" before it
+
+
+@pytest.mark.parametrize("anchor", ["fig-race-fp16-uniform", "fig-nope"])
+def test_links_to_figure_permalinks_are_checked(built_copy: BuiltCopy, tmp_path: Path, anchor: str) -> None:
+    """A link to a figure's ``#fig-<id>`` on another page builds if the figure is there, and stops the build if not."""
+    repo = tmp_path / "repo"
+    shutil.copytree(built_copy.repo, repo, symlinks=True)
+    append(repo / "docs" / "cite.md", f"\nSee [the race](index.md#{anchor}).\n")
+    result = build_copy(repo, tmp_path / "site")
+    if anchor == "fig-nope":
+        assert result.returncode != 0
+        assert any("cite.md" in line and f"#{anchor}" in line for line in result.stderr.splitlines()), \
+            result.stderr[-2000:]
+    else:
+        assert result.returncode == 0, result.stderr[-2000:]
