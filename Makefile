@@ -11,7 +11,10 @@ export NO_MKDOCS_2_WARNING := 1
 export DISABLE_MKDOCS_2_WARNING := true
 export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 
-.PHONY: site serve test bench chromium clean
+# The site's version, as it is cited: CITATION.cff's `version:` (`make archive VERSION=...` overrides it).
+VERSION ?= $(shell sed -n 's/^version: *//p' CITATION.cff | tr -d "\"'")
+
+.PHONY: site serve test bench chromium clean archive
 
 # The virtual environment, from the pinned lock; fpsum installed editable so
 # `make serve` follows edits to the model.
@@ -24,6 +27,10 @@ $(STAMP): requirements.lock pyproject.toml
 site: $(STAMP)
 	$(BIN)/mkdocs build --strict --site-dir site
 	@echo "Site built into site/. Open site/index.html in a browser (it works from disk), or run 'make serve'."
+
+# One zip of the built site for a classroom: unpacked, index.html opens from disk, search included.
+archive: site
+	$(BIN)/python scripts/site_archive.py --site site --out dist --version $(VERSION)
 
 serve: $(STAMP)
 	$(BIN)/mkdocs serve --livereload
@@ -47,4 +54,4 @@ bench: $(STAMP) $(LIGHTHOUSE) chromium
 	$(BIN)/python scripts/bench.py
 
 clean:
-	rm -rf site .cache
+	rm -rf site .cache dist
