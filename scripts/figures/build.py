@@ -16,6 +16,7 @@ from . import (
     blocked,
     dot_error,
     error_vs_n,
+    exercises,
     formats_table,
     kahan_limits,
     looks_css,
@@ -29,6 +30,8 @@ from . import (
     spacing,
     stagnation,
     stochastic_race,
+    sum_order,
+    weight_updates,
 )
 from .cache import REPO, cache_key, lookup, packages_digest, store
 from .contract import NUMBERS_PATH, flatten
@@ -36,7 +39,8 @@ from .errors import located
 from .record import Built, Record
 
 BUILDERS = (races, error_vs_n, stagnation, kahan_limits, formats_table, spacing, neumaier, stochastic_race, blocked,
-            dot_error, promotion, matmul_error, numbers, snippets, site_info, looks_css)
+            dot_error, promotion, matmul_error, exercises, weight_updates, sum_order,
+            numbers, snippets, site_info, looks_css)
 """Every builder module; the order is the order of the records in messages and in ``numbers.json``."""
 
 

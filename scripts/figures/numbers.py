@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -10,7 +12,17 @@ import numpy as np
 import fpsum
 
 from .record import Built, Record
+from .snippets import SNIPPETS_DIR, run_snippet
 from .text import number, significant
+
+LIBRARY_RUNS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "numpy_fp16_axis_trap": (("axis0",), ("fortran",), ("float32",)),
+    "numpy_fp16_scans_mean": (("cumsum",), ("accumulate",), ("mean",)),
+    "ml_dtypes_sum_mean": (("bf16_sum", "bf16_mean", "bf16_sum_fp32"), ("e4m3_sum", "e4m3_mean", "e4m3_sum_fp32")),
+    "python_sum": (("sum",), ("fsum",)),
+}
+"""The snippets of the library table, and what each line they print is: one key per printed value, or one
+key for a whole printed array (its values joined by `` / ``)."""
 
 
 @dataclass(frozen=True)
@@ -29,42 +41,99 @@ class BoundsParams:
 
 @dataclass(frozen=True)
 class LibraryParams:
-    """How many uniform values the libraries sum, and the seed that draws them."""
+    """How many uniform values the libraries sum, the seed that draws them, the columns of the axis example
+    and the snippets run for the library table (they draw the same values).
+    """
 
     n: int = fpsum.RACE_N
     seed: int = 0
+    columns: int = 4
+    runs: tuple[str, ...] = tuple(LIBRARY_RUNS)
 
     def __post_init__(self) -> None:
-        if self.n < 1:
-            raise ValueError(f"the library sums need n >= 1, got {self.n}")
+        if self.n < 1 or self.columns < 1:
+            raise ValueError(f"the library sums need n >= 1 and columns >= 1, got {self.n} and {self.columns}")
+        missing = [n for n in self.runs if n not in LIBRARY_RUNS or not (SNIPPETS_DIR / f"{n}.py").is_file()]
+        if missing:
+            raise ValueError(f"no snippet file or no line keys for {missing} (scripts/snippets/, LIBRARY_RUNS)")
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """The snippet files run, in the order of ``runs``."""
+        return tuple(SNIPPETS_DIR / f"{name}.py" for name in self.runs)
 
 
 def records() -> list[Record]:
-    """The error bounds the pages quote, and what numpy and ml_dtypes return."""
+    """The error bounds the pages quote, and what numpy, ml_dtypes and Python return."""
+    library = LibraryParams()
     return [
         Record("bounds", BoundsParams(), build_bounds),
-        Record("library", LibraryParams(), build_library),
+        Record("library", library, build_library, inputs=library.files),
     ]
 
 
-def build_library(record_id: str, params: LibraryParams) -> Built:
-    """What numpy and ml_dtypes themselves return for n uniform values, computed by running them.
+def printed_values(line: str) -> list[float]:
+    """The numbers of one printed line: a scalar, several separated by spaces, or a NumPy array ``[a b c]``."""
+    return [float(word) for word in line.replace("[", " ").replace("]", " ").split()]
 
-    The page quotes these beside the model: they are the libraries' own
-    reductions, not the model's methods.
+
+def read_run(name: str, printed: str) -> dict[str, str]:
+    """What snippet ``name`` printed (key ``printed``), and each printed value under its key of :data:`LIBRARY_RUNS`.
+
+    ``ValueError`` if the lines or values are not what :data:`LIBRARY_RUNS` says they are.
+    """
+    lines = printed.splitlines()
+    keys = LIBRARY_RUNS[name]
+    if len(lines) != len(keys):
+        raise ValueError(f"snippet {name} printed {len(lines)} lines, expected {len(keys)}: {printed!r}")
+    numbers = {"printed": printed}
+    for line, names in zip(lines, keys):
+        values = printed_values(line)
+        if len(names) == 1:
+            numbers[names[0]] = " / ".join(number(v, 6) for v in values)
+        elif len(names) == len(values):
+            numbers |= {k: number(v, 6) for k, v in zip(names, values)}
+        else:
+            raise ValueError(f"snippet {name} printed {line!r}, expected values for {names}")
+    return numbers
+
+
+def build_library(record_id: str, params: LibraryParams) -> Built:
+    """What numpy, ml_dtypes and Python themselves return for n uniform values, computed by running them.
+
+    The pages quote these beside the model: they are the libraries' own
+    reductions, not the model's methods.  The library table's snippets run
+    here too: per snippet, its output (``printed``) and each value it printed
+    under its key of :data:`LIBRARY_RUNS` (``{{ library.python_sum.fsum }}``);
+    the exact sums beside them come from the model.
     """
     drawn = np.random.default_rng(params.seed).random(params.n)
     fp16 = drawn.astype(np.float16)
     bf16 = drawn.astype(ml_dtypes.bfloat16)
-    return Built(files={}, numbers={
+    e4m3 = drawn.astype(ml_dtypes.float8_e4m3fn)
+    table = np.random.default_rng(params.seed).random((params.n, params.columns)).astype(np.float16)
+    numbers: dict[str, str | dict[str, str]] = {
         "n": number(params.n),
+        "columns": number(params.columns),
+        "shape": f"({params.n}, {params.columns})",
         "fp16_sum": number(float(fp16.sum())),
         "fp16_cumsum": number(float(np.cumsum(fp16)[-1])),
         "fp16_exact": number(float(fpsum.exact_sum(fp16))),
         "bf16_sum": number(float(bf16.sum())),
         "bf16_sum_fp32": number(float(bf16.sum(dtype=np.float32))),
         "bf16_exact": number(float(fpsum.exact_sum(bf16))),
-    })
+        # The exact sums and means of what the table's snippets sum.
+        "columns_exact": " / ".join(number(float(fpsum.exact_sum(table[:, j]))) for j in range(params.columns)),
+        "fp16_exact_mean": significant(float(fpsum.exact_sum(fp16)) / params.n, 4),
+        "bf16_exact_mean": significant(float(fpsum.exact_sum(bf16)) / params.n, 4),
+        "e4m3_exact": number(float(fpsum.exact_sum(e4m3))),
+        "e4m3_exact_mean": significant(float(fpsum.exact_sum(e4m3)) / params.n, 4),
+        # How the Python that ran the snippets sums floats (its version would read as a model number).
+        "python_sum_adds": "a compensated (Neumaier) sum" if sys.version_info >= (3, 12) else "a plain running sum",
+    }
+    for name, path in zip(params.runs, params.files):
+        numbers[name] = read_run(name, run_snippet(path))
+    return Built(files={}, numbers=numbers)
 
 
 def build_bounds(record_id: str, params: BoundsParams) -> Built:

@@ -1,0 +1,527 @@
+"""The "In practice" page: its claims on the model's output, the libraries it runs, and the built page.
+
+Each claim test names the sentence it holds (page section in brackets). The
+parameters come from the records that compute the page's numbers
+(``figures.weight_updates``, ``figures.sum_order``, ``figures.numbers``), so a
+test follows the page when a parameter changes; the expected behaviour is the
+sentence's, never a number copied from the program.
+"""
+
+from __future__ import annotations
+
+import csv
+import html as html_lib
+import io
+import json
+import math
+import re
+import sys
+import xml.etree.ElementTree as ET
+from functools import cache
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import fpsum
+from figures import numbers, snippets, sum_order, weight_updates
+from figures.contract import FigureFiles
+from figures.looks import DARK, INPUT_LOOKS, LIGHT, LOOKS
+from fpsum.updates import UpdateMethod
+from htmlscan import Page
+
+REPO = Path(__file__).resolve().parents[1]
+WEIGHTS = weight_updates.WeightUpdatesParams()
+ORDERS = sum_order.OrderParams()
+LIBRARY = numbers.LibraryParams()
+BF16, FP16, FP32 = fpsum.BF16, fpsum.FP16, fpsum.FP32
+
+
+def value(text: str) -> float:
+    """A number as the site writes it (thousands separators, a true minus sign) as a float."""
+    return float(text.replace(",", "").replace("−", "-"))
+
+
+@cache
+def trajectories() -> weight_updates.Trajectories:
+    return weight_updates.compute(WEIGHTS)
+
+
+@cache
+def weight_numbers() -> dict[str, object]:
+    return weight_updates.quoted(trajectories(), WEIGHTS)
+
+
+def per_start(start: float) -> dict[str, str]:
+    per = weight_numbers()[WEIGHTS.key(start)]
+    assert isinstance(per, dict)
+    return per
+
+
+@cache
+def orders() -> dict[str, sum_order.Orders]:
+    return {sum_order.key(r.fmt, r.kind): r for r in sum_order.compute_orders(ORDERS)}
+
+
+@cache
+def trees() -> dict[str, sum_order.Tree]:
+    return {sum_order.key(t.fmt, t.kind): t for t in sum_order.compute_tree(ORDERS)}
+
+
+def after_one(w: np.ndarray, update: np.ndarray, fmt: fpsum.Format) -> np.ndarray:
+    """Each weight after one round-to-nearest update (``update`` float32, one per weight)."""
+    return fpsum.update_trajectory(w, update[np.newaxis], fmt, "nearest")[0]
+
+
+def normal_weights(fmt: fpsum.Format, count: int, seed: int) -> np.ndarray:
+    """Normal values of ``fmt`` over many binades, both signs, powers of two among them; float64."""
+    rng = np.random.default_rng([seed, fmt.precision])
+    low, high = max(fmt.emin, -60), min(fmt.emax - 1, 60)
+    drawn = np.ldexp(1.0 + rng.random(count), rng.integers(low, high, count))
+    drawn[: count // 4] = np.ldexp(1.0, rng.integers(low, high, count // 4))  # powers of two: the narrow gap below
+    signed = np.where(rng.integers(0, 2, count) == 1, -drawn, drawn)
+    return np.asarray(fpsum.to_format(signed, fmt), dtype=np.float64)
+
+
+def toward_zero_fp32(values: np.ndarray) -> np.ndarray:
+    """The largest-magnitude FP32 values strictly smaller in magnitude than ``values`` (FP32 themselves)."""
+    f = values.astype(np.float32)
+    assert np.all(f.astype(np.float64) == values)
+    return np.nextafter(f, np.float32(0))
+
+
+def away_fp32(values: np.ndarray) -> np.ndarray:
+    f = values.astype(np.float32)
+    assert np.all(f.astype(np.float64) == values)
+    return np.nextafter(f, np.copysign(np.float32(np.inf), f))
+
+
+# ---------------------------------------------------------------- weight updates that vanish
+
+
+@pytest.mark.parametrize("fmt", [BF16, FP16, FP32], ids=lambda f: f.name)
+def test_every_update_below_half_u_times_the_weight_is_lost_and_every_one_above_u_moves_it(fmt: fpsum.Format) -> None:
+    """"Every update smaller in magnitude than 2^-(p+1) times the weight is lost, whatever its sign, and every
+    update larger than 2^-p times the weight changes it" [Concept; Maths, for every normal weight].
+    """
+    w = normal_weights(fmt, 4000, seed=1)
+    below = toward_zero_fp32(w * 2.0 ** -(fmt.precision + 1))
+    above = away_fp32(w * 2.0 ** -fmt.precision)
+    for sign in (1.0, -1.0):
+        assert np.all(after_one(w, (sign * below).astype(np.float32), fmt) == w)
+        assert np.all(after_one(w, (sign * above).astype(np.float32), fmt) != w)
+    # Both thresholds are tight: at a power of two half the gap below is exactly 2^-(p+1) |w| (a tie, lost
+    # towards the even w), and elsewhere the gap is wider, so updates between the thresholds do either.
+    between = (w * 1.5 * 2.0 ** -(fmt.precision + 1)).astype(np.float32)
+    moved = after_one(w, between, fmt) != w
+    assert moved.any() and not moved.all()
+
+
+def test_a_bf16_weight_of_one_has_the_half_gaps_the_page_gives() -> None:
+    """"For a weight of 1, half the gap to the next value up is 2^-8 and half the gap down is 2^-9"."""
+    one = per_start(1.0)
+    assert fpsum.lost_below(1.0, BF16, 1.0) == 2.0 ** -int(one["up_exp"])
+    assert fpsum.lost_below(1.0, BF16, -1.0) == 2.0 ** -int(one["down_exp"])
+    assert int(one["down_exp"]) == int(one["up_exp"]) + 1  # "at a power of two the gap below is half as wide"
+
+
+@pytest.mark.parametrize(("fmt", "key"), [(BF16, "lost_beyond_exp"), (FP32, "master_lost_beyond")],
+                         ids=["bf16", "fp32-master"])
+def test_an_update_is_lost_both_ways_by_every_weight_beyond_the_quoted_magnitude(fmt: fpsum.Format, key: str) -> None:
+    """"A BF16 weight loses every update of that size, in either direction, once its magnitude exceeds 2^-5";
+    "FP32 loses an update of 0.0001, up or down, once the weight's magnitude exceeds 2,048" [Concept].
+    """
+    quoted = weight_numbers()[key]
+    assert isinstance(quoted, str)
+    beyond = 2.0 ** -int(quoted) if key.endswith("_exp") else value(quoted)
+    update = np.float32(WEIGHTS.update)
+    # Every value of the format in the first binades beyond (exhaustive for BF16), and random larger ones.
+    first = np.unique(np.asarray(fpsum.to_format(np.linspace(beyond, 8 * beyond, 20_000), fmt), dtype=np.float64))
+    rng = np.random.default_rng(3)
+    larger = np.asarray(fpsum.to_format(beyond * 2.0 ** rng.uniform(0, 30, 5000), fmt), dtype=np.float64)
+    w = np.concatenate([first[first > beyond], larger[larger > beyond]])
+    for sign in (1.0, -1.0):
+        assert np.all(after_one(w, np.full(w.size, sign * update, dtype=np.float32), fmt) == w)
+    # Tight: at the threshold itself the update moves the weight down.
+    assert after_one(np.array([beyond]), np.array([-update]), fmt)[0] != beyond
+
+
+def test_the_weight_figure_as_the_page_tells_it() -> None:
+    """Round to nearest stays at its start in both columns from first step to last; the Kahan-compensated weight
+    stays at 8; every way's largest error is at most the quoted one; the exact weights end where quoted [Concept].
+    """
+    t = trajectories()
+    for j, start in enumerate(WEIGHTS.starts):
+        quoted = per_start(start)
+        assert np.all(t.stored["nearest"][:, j] == start)
+        assert abs(t.exact[-1, j] - value(quoted["exact"])) < 1e-3
+        for method in fpsum.UPDATE_METHODS:
+            worst = float(t.worst_so_far(method)[-1, j])
+            assert worst <= value(quoted[f"{method}_ulps"]) < worst * 1.01  # "never more than", and close
+            assert t.stored[method][-1, j] == value(quoted[method])
+    eight = list(WEIGHTS.starts).index(8.0)
+    assert np.all(t.stored["kahan"][:, eight] == 8.0)
+    one = list(WEIGHTS.starts).index(1.0)
+    assert np.all(np.abs(t.error_ulps("kahan")[:, one]) < 5)  # from 1 the compensation works
+    # "Never more than ... ulp from the exact weight: half an ulp from the final rounding, plus the copy's own error"
+    assert 0.5 < float(t.worst_so_far("master")[-1].max()) < 0.6
+
+
+def test_the_weight_figure_draws_every_way_and_the_threshold_it_annotates() -> None:
+    t = trajectories()
+    steps = weight_updates.drawn_steps(WEIGHTS)
+    assert steps[0] == 0 and steps[-1] == WEIGHTS.steps and steps.size == WEIGHTS.samples + 1
+    assert weight_updates.with_start(t.exact[:, 0], 1.0)[0] == 1.0
+    for start in WEIGHTS.starts:
+        assert float(fpsum.lost_below(start, BF16, 1.0)) > WEIGHTS.update  # "half the gap above ...: 2^-k > 0.0001"
+
+
+def kahan_never_moves(w0: np.ndarray, update: np.ndarray, steps: int) -> np.ndarray:
+    """Whether each Kahan-compensated BF16 weight stays at its start through ``steps`` identical updates."""
+    ups = np.broadcast_to(update.astype(np.float32), (steps, w0.size)).copy()
+    return np.asarray(np.all(fpsum.update_trajectory(w0, ups, BF16, "kahan") == w0, axis=0))
+
+
+def test_kahan_compensated_updates_at_most_two_to_the_e_minus_2p_never_move_a_weight_with_an_even_last_bit() -> None:
+    """"For 0 < Δ <= 2^(e-2p) ... the weight never moves" (2^e <= w < 2^(e+1), even last bit) [Maths], and just
+    above the limit it moves again; the limits quoted for the figure's starts are these [Maths].
+    """
+    rng = np.random.default_rng(5)
+    e = rng.integers(-20, 20, 60)
+    significands = 1.0 + 2.0 * rng.integers(0, 64, 60) * 2.0 ** -(BF16.precision - 1)  # an even last bit
+    w0 = np.ldexp(significands, e)
+    assert np.all(np.asarray(fpsum.to_format(w0, BF16), dtype=np.float64) == w0)
+    limit = np.ldexp(1.0, e - 2 * BF16.precision)
+    steps = 2 ** (BF16.precision + 2)  # the compensation reaches the tie after 2^p updates of the limit
+    assert np.all(kahan_never_moves(w0, limit, steps))
+    assert np.all(kahan_never_moves(w0, limit / 3, steps))
+    assert not np.any(kahan_never_moves(w0, 1.25 * limit, steps))
+    for start in WEIGHTS.starts:
+        quoted = per_start(start)
+        assert weight_updates.kahan_limit(start, BF16) == 2.0 ** -int(quoted["kahan_limit_exp"])
+        ratio = WEIGHTS.update / weight_updates.kahan_limit(start, BF16)
+        assert (ratio < 1) == (start == 8.0)  # from 8 "the update is ... of it and is lost"; from 1 it works
+
+
+def test_stochastic_updates_spread_like_the_square_root_of_k_delta_g() -> None:
+    """"The weight's standard deviation is about sqrt(k Δ g) when Δ << g" [Maths]: within a fifth, over many weights."""
+    k, delta, weights = 2000, WEIGHTS.update, 400
+    ups = fpsum.constant_updates(k, delta, weights=weights)
+    finals = fpsum.update_trajectory(1.0, ups, BF16, "stochastic", seed=2)[-1]
+    assert finals.max() < 2.0  # one binade: the gap is g throughout
+    g = BF16.ulp(1.0)
+    assert finals.std(ddof=1) == pytest.approx(math.sqrt(k * float(np.float32(delta)) * g), rel=0.2)
+
+
+def test_memory_per_weight_is_the_models() -> None:
+    quoted = weight_numbers()["bytes"]
+    assert isinstance(quoted, dict)
+    assert {m: int(b) for m, b in quoted.items()} == {m: fpsum.bytes_per_weight(m, BF16) for m in fpsum.UPDATE_METHODS}
+    assert quoted["kahan"] == str(2 * int(quoted["nearest"])) and int(quoted["master"]) == int(quoted["nearest"]) + 4
+
+
+def test_bounds_are_rounded_up() -> None:
+    assert weight_updates.up_to(0.5200031) == "0.521"
+    assert weight_updates.up_to(128.0) == "128"
+    assert all(value(weight_updates.up_to(x)) >= x for x in np.random.default_rng(0).random(200) * 300)
+
+
+# ---------------------------------------------------------------- the order of a sum
+
+
+def test_bf16_uniform_inputs_give_the_stall_point_in_every_order_tried() -> None:
+    """"Every order, random or sorted, gives 256" [Concept]."""
+    r = orders()["bf16_uniform"]
+    assert np.all(r.random == BF16.stall_point)
+    assert set(r.sorted.values()) == {BF16.stall_point}
+
+
+def test_bf16_uniform_inputs_give_the_stall_point_in_every_order_there_is() -> None:
+    """The argument of [Maths, Why the order matters], exhaustively over BF16: inputs between 0 and 1 never lower a
+    partial sum; below S* = 256 one above one half raises it by at least one half; none takes it past S*, none
+    moves it from S*; and the inputs hold more than 2 S* inputs above one half.
+    """
+    with np.errstate(invalid="ignore"):  # the NaN codes
+        codes = np.arange(2**16, dtype=np.uint16).view(ml_dtypes.bfloat16).astype(np.float64)
+    finite = codes[np.isfinite(codes)]
+    s = finite[(finite >= 0) & (finite < BF16.stall_point)][:, np.newaxis]
+    inputs = finite[(finite >= 0) & (finite <= 1)]
+    after = np.asarray(fpsum.to_format(s + inputs, BF16), dtype=np.float64)  # the float64 sum is exact: one rounding
+    assert np.all(after >= s) and np.all(after <= BF16.stall_point)
+    assert np.all((after - s)[:, inputs > 0.5] >= 0.5)
+    assert np.all(np.asarray(fpsum.to_format(BF16.stall_point + inputs, BF16)) == BF16.stall_point)
+    values = ORDERS.inputs(BF16, "uniform").astype(np.float64)
+    assert values.min() >= 0 and values.max() <= 1
+    assert (values > 0.5).sum() > 2 * BF16.stall_point
+    assert (values > 0.5).sum() == orders()["bf16_uniform"].above_half
+
+
+def test_fp16_orders_give_many_totals() -> None:
+    """"The 500 orders give 51 different totals" and the ± normal ones too [Concept]."""
+    for case in ("fp16_uniform", "fp16_normal", "bf16_normal"):
+        assert np.unique(orders()[case].random).size > 10, case
+
+
+def test_sorted_bf16_normal_inputs_turn_where_the_page_says_and_end_far_off() -> None:
+    """Ascending "gives ..., the wrong sign"; the sum "runs down to -512, where the next BF16 value beyond is 4
+    further on, so every further negative input smaller than 2 in magnitude is lost"; sorted by magnitude it lands
+    "inside the spread of the random orders" [Concept].
+    """
+    r = orders()["bf16_normal"]
+    assert np.sign(r.sorted["ascending"]) != np.sign(r.exact)
+    assert abs(r.sorted["descending"] - r.exact) > 5 * (r.random.max() - r.random.min())  # "far worse"
+    lowest = r.extremes["ascending_lowest"]
+    assert BF16.ulp(abs(lowest)) == 4 and float(fpsum.lost_below(lowest, BF16, -1.0)) == 2
+    for name in ("ascending_magnitude", "descending_magnitude"):
+        assert r.random.min() <= r.sorted[name] <= r.random.max(), name
+
+
+def test_the_order_figure_is_the_model() -> None:
+    for r in orders().values():
+        values = ORDERS.inputs(r.fmt, r.kind)
+        np.testing.assert_array_equal(r.random, fpsum.shuffled_totals(values, r.fmt, ORDERS.orders, ORDERS.seed))
+        assert r.exact == float(fpsum.exact_sum(values))
+
+
+def test_the_tree_reduction_as_the_page_tells_it() -> None:
+    """One worker is the naive sum, one per input the pairwise sum (caption); in BF16 one worker stalls and every
+    count from correct_from on gives the exact sum rounded; in FP16 the counts give several totals [Concept].
+    """
+    for t in trees().values():
+        values = ORDERS.inputs(t.fmt, t.kind)
+        assert t.totals[0] == float(fpsum.total("naive", values, t.fmt))
+        assert t.totals[-1] == float(fpsum.methods.pairwise_sum(values, t.fmt))
+    bf16 = trees()["bf16_uniform"]
+    assert bf16.totals[0] == BF16.stall_point
+    first = value(sum_order.correct_from(bf16))
+    rounded = float(fpsum.to_format(bf16.exact, BF16))
+    assert np.all(bf16.totals[bf16.workers >= first] == rounded)
+    assert np.all(bf16.totals[bf16.workers < first] != rounded)
+    for case in ("fp16_uniform", "fp16_normal"):
+        assert np.unique(trees()[case].totals).size > 1
+
+
+def test_a_sum_of_cancelling_inputs_has_no_reproducible_answer_but_reproducible_summation_would() -> None:
+    """The split of [Maths, Reproducible summation]: with σ large enough, the q_i add up exactly in every order."""
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal(4096).astype(np.float32).astype(np.float64)
+    sigma = 2.0 ** (math.ceil(math.log2(np.abs(x).max() * x.size)) + 1)
+    q = ((np.float32(sigma) + x.astype(np.float32)) - np.float32(sigma)).astype(np.float64)  # float32 arithmetic
+    r = x - q
+    assert np.all(r.astype(np.float32).astype(np.float64) == r)  # the remainders are exact too
+    for order in fpsum.random_orders(x.size, 20, seed=1):
+        running = np.add.accumulate(q[order].astype(np.float32))
+        exact = np.cumsum(q[order])  # float64 holds these partial sums exactly
+        assert np.all(running.astype(np.float64) == exact)
+
+
+# ---------------------------------------------------------------- what your library really does
+
+
+@cache
+def library_numbers() -> dict[str, object]:
+    record = next(r for r in numbers.records() if r.id == "library")
+    return dict(record.build(record.id, record.params).numbers)
+
+
+def run(name: str) -> dict[str, str]:
+    got = library_numbers()[name]
+    assert isinstance(got, dict)
+    return got
+
+
+def test_the_table_quotes_what_the_snippets_print() -> None:
+    for name, path in zip(LIBRARY.runs, LIBRARY.files):
+        printed = snippets.run_snippet(path)
+        assert run(name)["printed"] == printed
+        assert numbers.read_run(name, printed) == run(name)
+
+
+def test_numpy_float16_sums_down_the_columns_stall_in_every_column_and_the_same_call_column_major_does_not() -> None:
+    """"Every column stalls at 2,048 (numpy#15785) ... the same call on the same values, stored column by column,
+    gives the accurate sums" (as `x.sum()` of each column) [Concept].
+    """
+    x = np.random.default_rng(LIBRARY.seed).random((LIBRARY.n, LIBRARY.columns)).astype(np.float16)
+    assert np.all(x.sum(axis=0) == FP16.stall_point)
+    assert [value(v) for v in run("numpy_fp16_axis_trap")["axis0"].split(" / ")] == [FP16.stall_point] * LIBRARY.columns
+    column_major = np.asfortranarray(x).sum(axis=0)
+    assert np.array_equal(column_major, [x[:, j].copy().sum() for j in range(LIBRARY.columns)])
+    exact = np.array([float(fpsum.exact_sum(x[:, j])) for j in range(LIBRARY.columns)])
+    assert np.all(np.abs(column_major.astype(np.float64) - exact) <= FP16.ulps(exact) / 2)  # correctly rounded here
+
+
+def test_numpy_float16_scans_are_the_naive_sum_and_mean_and_sum_accumulate_in_float32() -> None:
+    """cumsum and add.accumulate round every partial sum to float16; `x.sum()` and `x.mean()` are float32 inside,
+    rounded once (the table's "how it adds").
+    """
+    x = np.random.default_rng(LIBRARY.seed).random(LIBRARY.n).astype(np.float16)
+    naive = fpsum.running_totals("naive", x, FP16)
+    np.testing.assert_array_equal(np.cumsum(x), naive)
+    np.testing.assert_array_equal(np.add.accumulate(x), naive)
+    assert x.sum() == np.float16(x.astype(np.float32).sum())
+    assert x.mean() == np.float16(x.astype(np.float32).mean())
+    assert value(run("numpy_fp16_scans_mean")["cumsum"]) == FP16.stall_point
+
+
+@pytest.mark.parametrize(("dtype", "fmt", "prefix"), [(ml_dtypes.bfloat16, BF16, "bf16"),
+                                                      (ml_dtypes.float8_e4m3fn, fpsum.E4M3, "e4m3")])
+def test_ml_dtypes_sums_are_naive_in_the_type_and_the_mean_is_that_sum_divided(dtype: type, fmt: fpsum.Format,
+                                                                               prefix: str) -> None:
+    x = np.random.default_rng(LIBRARY.seed).random(LIBRARY.n).astype(dtype)
+    naive = float(fpsum.total("naive", x, fmt))
+    assert float(x.sum()) == naive == fmt.stall_point
+    assert float(x.mean()) == float(fpsum.to_format(naive / LIBRARY.n, fmt))
+    printed = run("ml_dtypes_sum_mean")
+    assert value(printed[f"{prefix}_sum"]) == naive
+    assert value(printed[f"{prefix}_sum_fp32"]) == pytest.approx(float(fpsum.exact_sum(x)), rel=1e-6)
+
+
+def test_python_sum_is_what_this_python_does() -> None:
+    """The table's Python rows: compensated from 3.12, a plain running sum before; fsum correctly rounded."""
+    quoted = library_numbers()
+    printed = run("python_sum")
+    compensated = sys.version_info >= (3, 12)
+    assert value(printed["sum"]) == (1.0 if compensated else 0.0)
+    assert value(printed["fsum"]) == 1.0
+    assert quoted["python_sum_adds"] == ("a compensated (Neumaier) sum" if compensated else "a plain running sum")
+
+
+# ---------------------------------------------------------------- the built page
+
+pytest_site = pytest.mark.xdist_group("site")
+FIGURES = ("weight-updates", "sum-order", "tree-reduction")
+CSV_HEADERS = {
+    "weight-updates": ["format", "start", "update", "step", "exact", *fpsum.UPDATE_METHODS],
+    "sum-order": ["format", "kind", "n", "order", "total", "exact"],
+    "tree-reduction": ["format", "kind", "n", "workers", "total", "exact"],
+}
+
+
+def built(site_dir: Path) -> tuple[str, Page]:
+    html = (site_dir / "in-practice.html").read_text(encoding="utf-8")
+    return html, Page(html)
+
+
+def code_blocks(html: str) -> list[str]:
+    return [html_lib.unescape(re.sub(r"<[^>]+>", "", b)) for b in re.findall(r"<code>(.*?)</code>", html, re.S)]
+
+
+@pytest_site
+def test_the_page_has_its_sections_references_and_place_in_the_site(site_dir: Path) -> None:
+    _, page = built(site_dir)
+    headings = {attrs.get("id") for attrs in page.find("h2")}
+    assert {"concept", "maths", "code", "references", "where-next"} <= headings, headings
+    links = [a.get("href", "") for a in page.find("a")]
+    for wanted in ("https://doi.org/10.1109/TC.2014.2345391", "https://arxiv.org/abs/1710.03740",
+                   "https://arxiv.org/abs/2010.06192", "https://github.com/numpy/numpy/issues/15785",
+                   "https://github.com/numpy/numpy/issues/24443", "https://github.com/python/cpython/issues/100425",
+                   "https://github.com/ml-explore/mlx/pull/3909", "https://github.com/ml-explore/mlx/pull/3907"):
+        assert wanted in links, wanted
+    for other in ("index.html", "formats.html", "accumulation-error.html"):
+        assert 'href="in-practice.html' in (site_dir / other).read_text(encoding="utf-8"), other
+    assert "in-practice.md" in (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+@pytest_site
+def test_every_figure_is_numbered_captioned_and_downloadable_with_its_data(site_dir: Path) -> None:
+    html, page = built(site_dir)
+    anchors = [fig["id"] for fig in page.find("figure", class_="fpsum-figure")]
+    assert anchors == [f"fig-{f}" for f in FIGURES]
+    for n, figure_id in enumerate(FIGURES, start=1):
+        start = html.index(f'id="fig-{figure_id}"')
+        chunk = html[start:html.index("</figure>", start)]
+        assert f">Figure {n}.</a>" in chunk
+        assert len(re.sub(r"<[^>]+>", "", chunk[chunk.index("<figcaption>"):]).split()) >= 25
+        alt = re.search(r'alt="([^"]+)"', chunk)
+        assert alt and len(alt.group(1).split()) >= 25
+        files = FigureFiles.of(figure_id)
+        for path in (files.svg, files.dark_svg, files.png, files.csv):
+            assert f'href="{path}"' in chunk and (site_dir / path).is_file(), path
+        rows = list(csv.reader(io.StringIO((site_dir / files.csv).read_text())))
+        assert rows[0] == CSV_HEADERS[figure_id] and len(rows) > 20
+
+
+@pytest_site
+def test_the_csvs_are_the_models(site_dir: Path) -> None:
+    rows = list(csv.DictReader(io.StringIO((site_dir / "figures" / "weight-updates.csv").read_text())))
+    t = trajectories()
+    for j, start in enumerate(WEIGHTS.starts):
+        last = [r for r in rows if float(r["start"]) == start and int(r["step"]) == WEIGHTS.steps]
+        assert len(last) == 1
+        for method in fpsum.UPDATE_METHODS:
+            assert float(last[0][method]) == t.stored[method][-1, j]
+    rows = list(csv.DictReader(io.StringIO((site_dir / "figures" / "sum-order.csv").read_text())))
+    for case, r in orders().items():
+        fmt, kind = case.split("_")
+        mine = [float(x["total"]) for x in rows if x["format"] == fmt and x["kind"] == kind
+                and x["order"].startswith("random_")]
+        np.testing.assert_array_equal(mine, r.random)
+    rows = list(csv.DictReader(io.StringIO((site_dir / "figures" / "tree-reduction.csv").read_text())))
+    for case, tree in trees().items():
+        fmt, kind = case.split("_")
+        mine = [float(x["total"]) for x in rows if x["format"] == fmt and x["kind"] == kind]
+        np.testing.assert_array_equal(mine, tree.totals)
+
+
+@pytest_site
+def test_the_library_table_says_what_ran_and_cites_what_did_not(site_dir: Path) -> None:
+    html, _ = built(site_dir)
+    table = next(t for t in re.findall(r"<table>.*?</table>", html, re.S) if "ml_dtypes" in t)
+    rows = re.findall(r"<tr>(.*?)</tr>", table, re.S)[1:]
+    assert len(rows) >= 15
+    for row in rows:
+        cells = re.findall(r"<td>(.*?)</td>", row, re.S)
+        result = re.sub(r"<[^>]+>", "", cells[3])
+        assert result.endswith("run here"), row
+        if result == "not run here":
+            assert "<a href=" in cells[4], f"a cited row without its source: {row}"
+    cited = [row for row in rows if "not run here" in row]
+    assert len(cited) >= 5 and any("PyTorch" in r for r in cited) and any("MLX" in r for r in cited)
+
+
+@pytest_site
+def test_the_snippets_are_shown_as_they_are_with_what_they_printed(site_dir: Path) -> None:
+    blocks = code_blocks(built(site_dir)[0])
+    for path in LIBRARY.files:
+        source = path.read_text().strip()
+        shown = [i for i, b in enumerate(blocks) if b.strip() == source]
+        assert shown, f"the page does not show {path.name} as it is"
+        assert blocks[shown[0] + 1].strip() == snippets.run_snippet(path), path.name
+    numbers_json = json.loads((site_dir / "data" / "numbers.json").read_text())
+    assert numbers_json["library.python_sum.fsum"] == "1"
+
+
+@pytest_site
+def test_the_weight_figure_draws_every_way_in_its_look_in_both_palettes(site_dir: Path) -> None:
+    for name in ("weight-updates.svg", "weight-updates-dark.svg"):
+        root = ET.parse(site_dir / "figures" / name).getroot()
+        ids = {g.get("id", "") for g in root.iter("{http://www.w3.org/2000/svg}g")}
+        for method in fpsum.UPDATE_METHODS:
+            assert any(i.startswith(f"look-{weight_updates.look(method)}-") for i in ids), (name, method)
+        assert any(i.startswith("look-exact-") for i in ids)
+
+
+def test_the_four_ways_have_looks_of_their_own() -> None:
+    """Distinct colours from every other look, WCAG 3:1 on both backgrounds, a dash pattern and a marker each."""
+    def luminance(colour: str) -> float:
+        channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    def contrast(a: str, b: str) -> float:
+        high, low = sorted([luminance(a), luminance(b)], reverse=True)
+        return (high + 0.05) / (low + 0.05)
+
+    mine = [weight_updates.look(m) for m in fpsum.UPDATE_METHODS]
+    others = [look for key, look in LOOKS.items() if key not in mine] + list(INPUT_LOOKS.values())
+    taken = {c for look in others for c in (look.light, look.dark)}
+    methods: list[UpdateMethod] = list(fpsum.UPDATE_METHODS)
+    for method, key in zip(methods, mine):
+        look = LOOKS[key]
+        assert look.label == fpsum.UPDATE_LABELS[method]
+        assert look.light not in taken and look.dark not in taken
+        assert contrast(look.light, LIGHT.background) >= 3 and contrast(look.dark, DARK.background) >= 3
+        assert look.marker
+    for attribute in ("dash", "marker", "light", "dark"):
+        assert len({getattr(LOOKS[k], attribute) for k in mine}) == len(mine), attribute
