@@ -68,6 +68,8 @@ def constant_stall(params: ExercisesParams) -> NestedNumbers:
         "stall": number(float(running[-1])), "after": number(frozen), "exact": number(stored * params.constant_n),
         "exact_at_stall": number(stored * frozen),
         "half_gap": number(fmt.ulp(float(running[-1])) / 2, 4),
+        "below": number(float(running[-1]) / 2), "below_gap": number(fmt.ulp(float(running[-1]) / 2), 4),
+        "below_half": number(fmt.ulp(float(running[-1]) / 2) / 2, 4),
         "command": f"yes {params.constant!r} | head -n {params.constant_n} | fpsum sum --format fp16 --method naive",
     }
 
