@@ -13,8 +13,10 @@ export SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 
 
 # The site's version, as it is cited: CITATION.cff's `version:` (`make archive VERSION=...` overrides it).
 VERSION ?= $(shell sed -n 's/^version: *//p' CITATION.cff | tr -d "\"'")
+# mike runs `mkdocs build` (or ProperDocs') by name: the environment's own, whether or not it is activated.
+WITH_VENV := PATH="$(abspath $(BIN)):$$PATH"
 
-.PHONY: site serve test bench chromium clean archive
+.PHONY: site serve test bench chromium clean archive publish-version
 
 # The virtual environment, from the pinned lock; fpsum installed editable so
 # `make serve` follows edits to the model.
@@ -31,6 +33,14 @@ site: $(STAMP)
 # One zip of the built site for a classroom: unpacked, index.html opens from disk, search included.
 archive: site
 	$(BIN)/python scripts/site_archive.py --site site --out dist --version $(VERSION)
+
+# The current version, with the alias latest, committed by mike to the local gh-pages branch
+# (built with mkdocs-mike.yml: the version selector in the header). Nothing is pushed.
+publish-version: $(STAMP)
+	$(WITH_VENV) $(BIN)/mike deploy --config-file mkdocs-mike.yml --update-aliases --alias-type redirect $(VERSION) latest
+	$(WITH_VENV) $(BIN)/mike set-default --config-file mkdocs-mike.yml latest
+	@echo "Version $(VERSION) (alias latest) is in the local gh-pages branch; nothing was pushed."
+	@echo "Preview: $(BIN)/mike serve --config-file mkdocs-mike.yml. Publish: git push origin gh-pages."
 
 serve: $(STAMP)
 	$(BIN)/mkdocs serve --livereload
@@ -54,4 +64,4 @@ bench: $(STAMP) $(LIGHTHOUSE) chromium
 	$(BIN)/python scripts/bench.py
 
 clean:
-	rm -rf site .cache dist
+	rm -rf site .cache build/mike dist
