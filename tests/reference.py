@@ -15,6 +15,11 @@ The only thing these references share with the vectorised model
 (:mod:`fpsum.methods`) is ``add_exact``, which is itself held to NumPy's and
 ml_dtypes' arithmetic, bit for bit, in ``test_rounding.py``.
 
+The cascaded sums (Sum2, SumK) and the correctly rounded sum have their
+references in :data:`CASCADED`: the textbook loops of :mod:`fpsum.textbook`
+run on every prefix on its own, and the exact rational sum of every prefix
+rounded once with :func:`fpsum.rounding.round_exact`.
+
 The dot product references multiply exactly in Fractions and round with
 :func:`fpsum.rounding.round_exact`, one operation at a time; the truncating
 accumulator's reference does each step of its definition on Fractions.
@@ -32,7 +37,7 @@ import numpy as np
 import fpsum
 from fpsum.formats import FP32, FP64, Format
 from fpsum.rounding import add_exact, round_exact
-from fpsum.textbook import kahan, largest_power_of_two_below, naive, neumaier
+from fpsum.textbook import correctly_rounded, kahan, largest_power_of_two_below, naive, neumaier, sum_k
 from fpsum.textbook import pairwise as pairwise  # the one-shot pairwise reference, for test_methods
 from fpsum.textbook import truncating_dot as truncating_dot  # the reference the hardware model is held to
 from fpsum.textbook import truncating_step as truncating_step
@@ -84,6 +89,29 @@ RUNNING: dict[str, Running] = {
     "neumaier": neumaier,
     "pairwise": pairwise_prefixes,
 }
+
+
+def sum_k_prefixes(xs: Sequence[float], fmt: Format, folds: int = 3) -> list[float]:
+    """SumK of every prefix, each from scratch with the textbook loop (slow: O(n^2 K) additions)."""
+    return [sum_k(xs[:i], fmt, folds) for i in range(1, len(xs) + 1)]
+
+
+def sum2_prefixes(xs: Sequence[float], fmt: Format) -> list[float]:
+    """Sum2 of every prefix: SumK with K = 2."""
+    return sum_k_prefixes(xs, fmt, 2)
+
+
+def correct_prefixes(xs: Sequence[float], fmt: Format) -> list[float]:
+    """The exact sum of every prefix, as a Fraction, rounded once to ``fmt`` (IEEE's special cases)."""
+    return [correctly_rounded(xs[:i], fmt) for i in range(1, len(xs) + 1)]
+
+
+CASCADED: dict[str, Running] = {
+    "sumtwo": sum2_prefixes,
+    "sumk": sum_k_prefixes,
+    "correct": correct_prefixes,
+}
+"""References of the methods of test_cascaded.py (``sumk`` with its default K = 3)."""
 
 
 def blocked(xs: Sequence[float], fmt: Format, block: int) -> list[float]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from . import (
     blocked,
+    conditioning,
     dot_error,
     error_vs_n,
     exercises,
@@ -39,7 +40,7 @@ from .errors import located
 from .record import Built, Record
 
 BUILDERS = (races, error_vs_n, stagnation, kahan_limits, formats_table, spacing, neumaier, stochastic_race, blocked,
-            dot_error, promotion, matmul_error, exercises, weight_updates, sum_order,
+            dot_error, promotion, matmul_error, conditioning, exercises, weight_updates, sum_order,
             numbers, snippets, site_info, looks_css)
 """Every builder module; the order is the order of the records in messages and in ``numbers.json``."""
 

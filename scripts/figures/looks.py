@@ -60,6 +60,11 @@ LOOKS: dict[str, Look] = {
     "neumaier": _look("neumaier", "#a35200", "#ffb74d", (2.5, 1.2, 0.6, 1.2, 0.6, 1.2), 2.2, "triangle_down"),
     "blocked": _look("blocked", "#2e7d32", "#81c784", (1.6, 1.2), 2.2, "pentagon"),
     "stochastic": _look("stochastic", "#6d4c41", "#d7b19d", (3.0, 1.0, 3.0, 3.0), 2.2, "hexagon"),
+    # The accurate end (fpsum.cascaded, fpsum.correct). Sum2 gives Neumaier's bits, so its line lies on
+    # Neumaier's: sparse dashes let that one show through.
+    "sumtwo": _look("sumtwo", "#6a3d9a", "#c5a3f0", (4.5, 3.0), 2.2, "square"),
+    "sumk": _look("sumk", "#4e7a00", "#b5d96b", (7.0, 1.5, 1.5, 1.5, 1.5, 1.5), 2.2, "pentagon"),
+    "correct": _look("correct", "#b0008e", "#ff7fd9", (10.0, 2.0), 2.2, "hexagon"),
     # The hardware accumulator model of fpsum.hardware, without and with promotion into FP32.
     "truncated": Look("truncating accumulator", "#3949ab", "#9fa8da", (3.0, 1.2), 2.2, "triangle_down"),
     "promoted": Look("truncating, promoted to FP32", "#00838f", "#4dd0e1", (1.0, 1.0), 2.4, "diamond"),

@@ -4,6 +4,9 @@ Pure and deterministic: no I/O, no plotting; the same seed gives the same bits.
 """
 
 from .bounds import first_order_bounds, gamma
+from .cascaded import DEFAULT_FOLDS, sum_k, sum_k_running, two_sum, vec_sum
+from .conditioned import ConditionedSums, condition_number, conditioned_sums, kappa_limit, log_targets
+from .correct import correct_running, correct_sum
 from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS, dot_running, exact_dot, exact_dot_running, products
 from .exact import exact_running, exact_sum
 from .formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, get_format
@@ -38,6 +41,8 @@ __all__ = [
     "Sweep", "log_grid", "run_sweep",
     "exact_running", "exact_sum",
     "first_order_bounds", "gamma",
+    "DEFAULT_FOLDS", "sum_k", "sum_k_running", "two_sum", "vec_sum", "correct_running", "correct_sum",
+    "ConditionedSums", "condition_number", "conditioned_sums", "kappa_limit", "log_targets",
     # dot() and matmul() stay in their modules: exported here, they would hide fpsum.dot and fpsum.matmul.
     "ACCUMULATORS", "DOT_METHODS", "INPUT_FORMATS", "dot_running", "exact_dot", "exact_dot_running", "products",
     "TruncatedAccumulator", "truncated_dot", "truncated_dot_running",

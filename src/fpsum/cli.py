@@ -17,6 +17,7 @@ from typing import Any, NoReturn, TextIO, TypeVar
 
 import numpy as np
 
+from .cascaded import DEFAULT_FOLDS
 from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS, dot
 from .formats import FORMATS, Format, get_format
 from .hardware import TruncatedAccumulator, truncated_dot
@@ -226,7 +227,7 @@ def command_sum(args: argparse.Namespace, out: TextIO) -> None:
     fmt: Format = args.format
     rounded = _read(args.file, lambda stream, source: read_numbers(stream, source, fmt))
     values = np.array(rounded, dtype=np.float64).astype(fmt.dtype)  # exact: already in the format
-    result = float(total(args.method, values, fmt, block=args.block, seed=args.seed))
+    result = float(total(args.method, values, fmt, block=args.block, seed=args.seed, folds=args.folds))
     exact, abs_error, rel_error = _exact_and_errors(rounded, result)
     report = {
         "format": fmt.name, "method": args.method, "n": len(rounded),
@@ -234,7 +235,8 @@ def command_sum(args: argparse.Namespace, out: TextIO) -> None:
     }
     _write_report(report, [
         ("format", f"{fmt.label} ({fmt.name})"),
-        ("method", args.method + (f" (block {args.block})" if args.method == "blocked" else "")),
+        ("method", args.method + {"blocked": f" (block {args.block})",
+                                  "sumk": f" (K = {args.folds})"}.get(args.method, "")),
         ("n", str(len(rounded))),
     ], args.json, out)
 
@@ -357,13 +359,16 @@ def build_parser() -> argparse.ArgumentParser:
         "round each to the format, sum them by the method, and print the result, the exact sum "
         "of the rounded inputs, and the absolute and relative error.",
         ["seq 1 5000 | fpsum sum --format fp16 --method naive",
-         "fpsum sum data.txt --format bf16 --method kahan --json"], command_sum)
+         "fpsum sum data.txt --format bf16 --method kahan --json",
+         "fpsum sum data.txt --format fp16 --method sumk --folds 3"], command_sum)
     summing.add_argument("file", nargs="?", help="file of numbers (default: standard input, also '-')")
     _format_option(summing)
     summing.add_argument("--method", required=True, type=_method, help=f"one of {', '.join(METHODS)}")
     summing.add_argument("--block", type=_whole("block size", 1), default=DEFAULT_BLOCK,
                          help=f"block size of the blocked method (default {DEFAULT_BLOCK})")
     summing.add_argument("--seed", type=_whole("seed", 0), default=0, help="seed of stochastic rounding (default 0)")
+    summing.add_argument("--folds", type=_whole("folds", 1), default=DEFAULT_FOLDS,
+                         help=f"K of the sumk method: VecSum K - 1 times, then a naive sum (default {DEFAULT_FOLDS})")
 
     dotting = _command(
         commands, "dot", "a dot product of pairs in a format, accumulated in another",

@@ -7,6 +7,10 @@ is the last entry; the error-versus-n sweeps read the running totals at many
 n in one pass.  Leading axes are independent trials and are vectorised over,
 so no Python loop runs per trial.
 
+``sumtwo``, ``sumk`` (:mod:`fpsum.cascaded`) and ``correct`` (the exact sum
+rounded once, :mod:`fpsum.correct`) are the accurate end of the range: error-
+free transformations in the format, and the best any method can do.
+
 Arithmetic is the dtype's own: NumPy's float16 and ml_dtypes' types add in
 float32 and round once, which is correctly rounded (checked bit for bit
 against :func:`fpsum.rounding.add_exact` in the tests).  NaN and overflow
@@ -21,10 +25,12 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from .cascaded import DEFAULT_FOLDS, sum_k, sum_k_running
+from .correct import correct_running, correct_sum
 from .formats import Format, accumulator_for
 from .rounding import stochastic_round
 
-Method = Literal["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic"]
+Method = Literal["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic", "sumtwo", "sumk", "correct"]
 METHODS: tuple[Method, ...] = get_args(Method)
 DEFAULT_BLOCK = 128
 ROUNDING_STREAM = 0x5352  # keeps stochastic rounding's draws apart from the inputs' stream
@@ -37,6 +43,9 @@ METHOD_LABELS: dict[str, str] = {
     "pairwise": "pairwise",
     "blocked": "blocked",
     "stochastic": "stochastic rounding",
+    "sumtwo": "Sum2",
+    "sumk": "SumK",
+    "correct": "correctly rounded",
     "exact": "exact",
 }
 
@@ -259,22 +268,27 @@ RUNNING: dict[Method, Callable[[np.ndarray, Format], np.ndarray]] = {
     "kahan": kahan_running,
     "neumaier": neumaier_running,
     "pairwise": pairwise_running,
+    "correct": correct_running,
 }
 
 
 def running_totals(
-    method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAULT_BLOCK, seed: int = 0
+    method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAULT_BLOCK, seed: int = 0,
+    folds: int = DEFAULT_FOLDS,
 ) -> np.ndarray:
     """Running totals of ``method`` (see the module docstring).
 
-    ``block`` is used by ``blocked`` only, ``seed`` by ``stochastic`` only.
-    ``ValueError`` for an unknown method or a block size below 1.  NaN, inf
-    and -0.0 are handled by each method as its docstring says.
+    ``block`` is used by ``blocked`` only, ``seed`` by ``stochastic`` only,
+    ``folds`` (K) by ``sumk`` only (``sumtwo`` is SumK with K = 2).
+    ``ValueError`` for an unknown method, a block size below 1 or K below 1.
+    NaN, inf and -0.0 are handled by each method as its docstring says.
     """
     if method == "blocked":
         return blocked_running(values, fmt, block)
     if method == "stochastic":
         return stochastic_running(values, fmt, seed)
+    if method in ("sumtwo", "sumk"):
+        return sum_k_running(values, fmt, 2 if method == "sumtwo" else folds)
     try:
         run = RUNNING[method]
     except KeyError:
@@ -282,13 +296,18 @@ def running_totals(
     return run(values, fmt)
 
 
-def total(method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAULT_BLOCK, seed: int = 0) -> np.ndarray:
+def total(method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAULT_BLOCK, seed: int = 0,
+          folds: int = DEFAULT_FOLDS) -> np.ndarray:
     """The final sum of ``method`` over the last axis (shape ``values.shape[:-1]``).
 
-    The same value as the last running total; pairwise is computed directly
-    from its tree, which is cheaper than every prefix.  NaN, inf and -0.0 as
-    in the running version of the method.
+    The same value as the last running total; pairwise, Sum2, SumK and the
+    correctly rounded sum are computed directly, which is cheaper than every
+    prefix.  NaN, inf and -0.0 as in the running version of the method.
     """
     if method == "pairwise":
         return pairwise_sum(values, fmt)
-    return running_totals(method, values, fmt, block=block, seed=seed)[..., -1]
+    if method in ("sumtwo", "sumk"):
+        return sum_k(values, fmt, 2 if method == "sumtwo" else folds)
+    if method == "correct":
+        return correct_sum(values, fmt)
+    return running_totals(method, values, fmt, block=block, seed=seed, folds=folds)[..., -1]

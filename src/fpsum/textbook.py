@@ -182,6 +182,8 @@ def truncating_dot(
     k's step up to k.  With promotion, every ``promote_every`` products the
     narrow sum is added into an FP32 value (rounded once) and reset, and an
     entry is that FP32 value plus the pending narrow sum, rounded once.
+    NaN or inf inputs have no exact product: ``Fraction`` refuses them (ValueError, OverflowError);
+    a zero result is +0.0, never -0.0.
     """
     def into_fp32(wide: float, narrow: Fraction) -> float:
         return round_exact(Fraction(wide) + narrow, FP32) if math.isfinite(wide) else wide  # inf + finite is inf
@@ -201,3 +203,79 @@ def truncating_dot(
             s = Fraction(0)
     return out
 # --8<-- [end:truncating]
+
+
+# --- error-free transformations and cascaded sums (Ogita, Rump and Oishi 2005) ---
+
+
+# --8<-- [start:two_sum]
+def two_sum(a: float, b: float, fmt: Format) -> tuple[float, float]:
+    """Knuth's TwoSum: ``s = a + b`` rounded to ``fmt``, and the error ``e`` with ``s + e == a + b`` exactly.
+
+    Six operations, no branch, no comparison of magnitudes.  Exact for
+    finite values when nothing overflows, ``s - a`` included (it can, when
+    ``b`` is within a rounding of the largest value); a NaN or infinite
+    operand, sum or ``s - a`` gives ``e`` NaN (inf - inf).
+    """
+    s = add(a, b, fmt)                  # the rounded sum
+    b_virtual = sub(s, a, fmt)          # the part of s that came from b ...
+    a_virtual = sub(s, b_virtual, fmt)  # ... and the part that came from a
+    e = add(sub(a, a_virtual, fmt), sub(b, b_virtual, fmt), fmt)  # what each lost, added: exact
+    return s, e
+# --8<-- [end:two_sum]
+
+
+# --8<-- [start:vec_sum]
+def vec_sum(xs: Sequence[float], fmt: Format) -> list[float]:
+    """VecSum: TwoSum along the vector; the naive sum ends up last, each step's error where the step began.
+
+    The exact sum of the vector does not change.  An empty or one-value
+    vector comes back as it is; NaN and inf as in :func:`two_sum`.
+    """
+    p = list(xs)
+    for i in range(1, len(p)):
+        p[i], p[i - 1] = two_sum(p[i], p[i - 1], fmt)  # the sum moves right, the error stays behind
+    return p
+# --8<-- [end:vec_sum]
+
+
+# --8<-- [start:sum_k]
+def sum_k(xs: Sequence[float], fmt: Format, folds: int = 3) -> float:
+    """SumK: VecSum ``folds - 1`` times, then a naive sum, left to right from the first entry.
+
+    ``folds`` is K: 1 is the naive sum, 2 is Sum2.  Needs at least one
+    input (``IndexError`` otherwise); a single input, -0.0 included, is its
+    own sum.  NaN and inf propagate into the errors, so the result is NaN
+    once one enters (for K >= 2).
+    """
+    p = list(xs)
+    for _ in range(folds - 1):
+        p = vec_sum(p, fmt)  # the errors of this pass become the inputs of the next
+    s = p[0]
+    for x in p[1:]:
+        s = add(s, x, fmt)
+    return s
+# --8<-- [end:sum_k]
+
+
+# --8<-- [start:correctly_rounded]
+def correctly_rounded(xs: Sequence[float], fmt: Format) -> float:
+    """The exact sum of ``xs``, as a rational number, rounded once to ``fmt`` (nearest, ties to even).
+
+    IEEE's special cases: NaN in, NaN out; +inf and -inf together give
+    NaN; otherwise an infinity gives itself (NaN in E4M3).  An exact sum
+    beyond the largest value overflows as the format does, even where every
+    partial sum would have overflowed first, or none.  An exact zero is
+    -0.0 if every input is -0.0, else +0.0.  Needs at least one input.
+    """
+    if not xs:
+        raise ValueError("a sum needs at least one input")
+    if any(math.isnan(x) for x in xs) or (math.inf in xs and -math.inf in xs):
+        return math.nan
+    if math.inf in xs or -math.inf in xs:
+        return round_exact(math.inf if math.inf in xs else -math.inf, fmt)
+    exact = sum((Fraction(x) for x in xs), Fraction(0))
+    if exact == 0:
+        return -0.0 if all(math.copysign(1.0, x) < 0 for x in xs) else 0.0
+    return round_exact(exact, fmt)
+# --8<-- [end:correctly_rounded]

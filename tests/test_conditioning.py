@@ -1,0 +1,259 @@
+"""The conditioning page's sentences that state a behaviour, each checked on the model's output.
+
+The sums are the record's own (``figures.conditioning.ConditioningParams``:
+FP64 and FP16 drawn, BF16 computed for the prose); the expected behaviour is
+the sentence's, never a number copied from the program.  The bounds are
+theorems, so they are held on every sum, not on medians.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import shlex
+import sys
+import xml.etree.ElementTree as ET
+from fractions import Fraction
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+
+import fpsum
+from figures import conditioning, mpl
+from figures.contract import FigureFiles
+from figures.looks import LOOKS, PALETTES
+from fpsum.cli import main
+
+PARAMS = conditioning.ConditioningParams()
+K = PARAMS.folds
+ORDER = {"naive": 1, "pairwise": 1, "kahan": 1, "neumaier": 2, "sumtwo": 2, "sumk": K}
+"""The power of 1/u near which each method's median error reaches 100 %."""
+FACTOR = 30
+"""How far past u^-k "near" may be: the medians reach 100 % between u^-k and 30 u^-k."""
+
+
+@pytest.fixture(scope="module")
+def panels() -> dict[str, conditioning.Panel]:
+    return conditioning.compute(PARAMS)
+
+
+def names() -> tuple[str, ...]:
+    return PARAMS.formats + PARAMS.extra
+
+
+# ---------------------------------------------------------------- the bounds: kappa times a constant
+
+
+@pytest.mark.parametrize("name", names())
+def test_every_sum_obeys_its_methods_bound(name: str, panels: dict[str, conditioning.Panel]) -> None:
+    """|ŝ − s| / |s| ≤ κ × constant (u for the correctly rounded sum), on every sum: theorems, so no exception."""
+    panel = panels[name]
+    bound = conditioning.bounds(panel.fmt, PARAMS.n, K, panel.kappa)
+    for method in ("naive", "pairwise", "sumtwo", "sumk", "correct"):
+        assert (panel.errors[method] <= bound[method]).all(), method
+    assert (panel.errors["neumaier"] <= bound["sumtwo"]).all(), "Neumaier gives Sum2's bits, so Sum2's bound"
+
+
+def test_the_bounds_are_the_published_constants() -> None:
+    fmt, n = fpsum.FP16, PARAMS.n
+    u, kappa = fmt.unit_roundoff, np.array([1.0, 1e3])
+    g = (n - 1) * u / (1 - (n - 1) * u)
+    bound = conditioning.bounds(fmt, n, K, kappa)
+    assert np.allclose(bound["naive"], g * kappa)
+    assert np.allclose(bound["pairwise"], 5 * u / (1 - 5 * u) * kappa)  # ceil(log2 32) = 5
+    assert np.allclose(bound["sumtwo"], u + g**2 * kappa)
+    g2 = (2 * n - 2) * u / (1 - (2 * n - 2) * u)
+    assert np.allclose(bound["sumk"], u + 3 * g**2 + g2**K * kappa)
+    assert np.allclose(bound["correct"], u)
+
+
+@pytest.mark.parametrize("name", names())
+def test_random_rounding_errors_keep_the_naive_sum_below_root_n_u_kappa(name: str,
+                                                                       panels: dict[str, conditioning.Panel]) -> None:
+    """"Every naive error in the figure stays below √n·u·κ", far below the worst case (n − 1)·u·κ."""
+    panel = panels[name]
+    u = panel.fmt.unit_roundoff
+    assert (panel.errors["naive"] <= math.sqrt(PARAMS.n) * u * panel.kappa).all()
+    assert np.median(panel.errors["naive"] / ((PARAMS.n - 1) * u * panel.kappa)) < 0.1
+
+
+# ---------------------------------------------------------------- where each method stops helping
+
+
+@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("method", ["naive", "pairwise", "kahan", "neumaier", "sumtwo"])
+def test_each_method_loses_every_digit_a_little_beyond_its_power_of_one_over_u(
+        name: str, method: str, panels: dict[str, conditioning.Panel]) -> None:
+    """Naive, pairwise and Kahan near 1/u; Neumaier and Sum2 near u^-2 (between u^-k and 30 u^-k)."""
+    panel = panels[name]
+    lost = conditioning.lost_at(panel, method)
+    assert lost is not None
+    scale = panel.fmt.unit_roundoff ** -ORDER[method]
+    assert scale <= lost <= FACTOR * scale, (lost, scale)
+
+
+@pytest.mark.parametrize("name", ["fp64", "bf16"])
+def test_sumk_loses_every_digit_near_u_to_the_minus_k(name: str, panels: dict[str, conditioning.Panel]) -> None:
+    panel = panels[name]
+    lost = conditioning.lost_at(panel, "sumk")
+    scale = panel.fmt.unit_roundoff ** -K
+    assert lost is not None and scale <= lost <= FACTOR * scale
+
+
+def test_fp16_runs_out_of_exponents_before_sumk_fails(panels: dict[str, conditioning.Panel]) -> None:
+    """"FP16's exponent range ends below u^-3: SumK never loses a digit there"."""
+    fp16 = fpsum.FP16
+    assert fpsum.kappa_limit(fp16, PARAMS.n) < fp16.unit_roundoff ** -K
+    assert conditioning.lost_at(panels["fp16"], "sumk") is None
+    assert (panels["fp16"].medians["sumk"] <= fp16.unit_roundoff).all()
+
+
+@pytest.mark.parametrize("name", names())
+def test_below_their_limits_the_accurate_methods_stay_at_u(name: str, panels: dict[str, conditioning.Panel]) -> None:
+    """Sum2 and Neumaier at the level of u up to κ ≈ 1/u, SumK up to u^-(K-1); the correctly rounded sum always."""
+    panel = panels[name]
+    u = panel.fmt.unit_roundoff
+    for method, reach in (("sumtwo", 1), ("neumaier", 1), ("sumk", K - 1)):
+        inside = panel.centres < u**-reach / 10
+        assert inside.any() and (panel.medians[method][inside] <= u).all(), method
+    assert (panel.errors["correct"] < u).all()
+    assert conditioning.lost_at(panel, "correct") is None
+
+
+@pytest.mark.parametrize("name", names())
+def test_kahan_is_about_twice_as_accurate_as_naive_no_more(name: str, panels: dict[str, conditioning.Panel]) -> None:
+    """Mixed signs: Kahan's error grows like κ·u, as the naive sum's does, a small factor lower."""
+    panel = panels[name]
+    u = panel.fmt.unit_roundoff
+    gain = conditioning._median_ratio(panel, 1 / u)
+    assert 1 < gain < 5
+    inside = panel.centres < 1 / u
+    assert inside.sum() >= 3
+    slope = np.polyfit(np.log10(panel.centres[inside]), np.log10(panel.medians["kahan"][inside]), 1)[0]
+    assert 0.7 < slope < 1.3  # proportional to κ (BF16 has only three bins below 1/u)
+
+
+@pytest.mark.parametrize("name", names())
+def test_neumaier_and_sum2_give_the_same_bits_on_every_sum(name: str, panels: dict[str, conditioning.Panel]) -> None:
+    assert panels[name].same == 0
+    assert np.array_equal(panels[name].errors["neumaier"], panels[name].errors["sumtwo"])
+
+
+def test_tiny_fp16_sums_are_exact(panels: dict[str, conditioning.Panel]) -> None:
+    """"Every multiple of 2⁻²⁴ below 2⁻¹³ is a value of FP16": such sums come out exact, SumK's mostly too."""
+    fp16 = fpsum.FP16
+    numbers = conditioning.headline({"fp16": panels["fp16"]}, PARAMS)["fp16"]
+    assert isinstance(numbers, dict) and (numbers["quantum"], numbers["exact_below"]) == ("2⁻²⁴", "2⁻¹³")
+    sums = fpsum.conditioned_sums(np.repeat(fpsum.log_targets(1.0, fpsum.kappa_limit(fp16, PARAMS.n), 2), 8),
+                                  PARAMS.n, fp16, seed=9)
+    tiny = np.abs(sums.exact) < 2.0 ** (fp16.emin + 1)
+    assert tiny.any()
+    assert np.array_equal(fpsum.total("correct", sums.values[tiny], fp16).astype(np.float64), sums.exact[tiny])
+    sumk = fpsum.total("sumk", sums.values[tiny], fp16, folds=K).astype(np.float64)
+    assert (sumk == sums.exact[tiny]).mean() > 0.5
+    first = conditioning.exact_from(panels["fp16"])
+    assert first is not None
+    later = panels["fp16"].centres >= first
+    assert (panels["fp16"].medians["correct"][later] == 0).all()
+    assert np.median(np.abs(sums.exact[sums.kappa >= first])) < 2.0 ** (fp16.emin + 1)  # "mostly that small"
+
+
+def test_rounding_twice_lands_on_a_tie() -> None:
+    """The page's FP32 example: fsum's float64 result is an FP32 tie, and the tie goes the other way."""
+    numbers = conditioning.twice_numbers()
+    exact = sum(map(Fraction, conditioning.TWICE), Fraction(0))
+    via = math.fsum(conditioning.TWICE)
+    assert Fraction(via) != exact and via == 2.0**24 + 1  # a float64 value halfway between FP32's 2^24 and 2^24 + 2
+    assert float(fpsum.to_format(np.array(via), fpsum.FP32)) == 2.0**24
+    assert fpsum.round_exact(exact, fpsum.FP32) == 2.0**24 + 2
+    assert (numbers["twice"], numbers["once"]) == ("16,777,216", "16,777,218")
+
+
+def test_the_rounding_twice_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    command = conditioning.twice_numbers()["command"]
+    assert isinstance(command, str)
+    printed = shlex.split(command)[1].replace("\\n", "\n").split()
+    assert [float(v) for v in printed] == list(conditioning.TWICE)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(printed)))
+    out = io.StringIO()
+    assert main(shlex.split(command[command.index("fpsum"):])[1:] + ["--json"], out) == 0
+    assert json.loads(out.getvalue())["result"] == 2.0**24 + 2
+
+
+# ---------------------------------------------------------------- the example and its commands
+
+
+@pytest.mark.parametrize(("method", "want"), [("naive", 0.0), ("kahan", 0.0), ("neumaier", 2.0), ("sumtwo", 2.0),
+                                               ("sumk", 2.0), ("correct", 2.0)])
+def test_the_four_term_example_and_its_command(method: str, want: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    command = conditioning.example_numbers()["command"]
+    assert isinstance(command, str)
+    stdin = "\n".join(repr(v) for v in conditioning.EXAMPLE) + "\n"
+    argv = shlex.split(command[command.index("fpsum"):])[1:] + ["--json"]
+    argv[argv.index("--method") + 1] = method
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    out = io.StringIO()
+    assert main(argv, out) == 0
+    assert json.loads(out.getvalue())["result"] == want
+    assert float(fpsum.total(method, np.array(conditioning.EXAMPLE), fpsum.FP64)) == want
+    _, _, kappa = fpsum.condition_number(np.array([conditioning.EXAMPLE]))
+    assert kappa[0] == pytest.approx(1e100)
+
+
+def test_the_example_command_reads_what_printf_writes() -> None:
+    command = conditioning.example_numbers()["command"]
+    assert isinstance(command, str)
+    printed = shlex.split(command)[1].replace("\\n", "\n").split()
+    assert [float(v) for v in printed] == list(conditioning.EXAMPLE)
+    words = conditioning.example_numbers()["sum"]
+    assert isinstance(words, str)
+    assert [float(w.replace("10¹⁰⁰", "1e100")) for w in words.replace(" − ", " + -").split(" + ")] == list(
+        conditioning.EXAMPLE)
+
+
+# ---------------------------------------------------------------- the figure
+
+
+def test_the_figure_is_legible_in_both_palettes(panels: dict[str, conditioning.Panel]) -> None:
+    for palette in PALETTES:
+        with plt.rc_context(mpl.RC):
+            fig = conditioning.draw(panels, PARAMS, palette)
+            mpl.style_axes(fig, palette)
+            try:
+                assert mpl.text_collisions(fig) == [], palette.name
+            finally:
+                plt.close(fig)
+
+
+def test_scientific_numbers() -> None:
+    assert conditioning.scientific(8.1e31) == "8 × 10³¹"
+    assert conditioning.scientific(1e100) == "10¹⁰⁰"
+    assert conditioning.scientific(2047.9) == "2 × 10³"
+    assert conditioning.scientific(9.6e15) == "10¹⁶"
+    assert conditioning.scientific(3e-4) == "3 × 10⁻⁴"
+
+
+@pytest.mark.xdist_group("site")
+def test_the_built_figure_draws_every_method_in_its_look(site_dir: Path) -> None:
+    files = FigureFiles.of("conditioning")
+    for svg in (files.svg, files.dark_svg):
+        ids = {g.get("id", "") for g in ET.parse(site_dir / svg).getroot().iter("{http://www.w3.org/2000/svg}g")}
+        for method in conditioning.METHODS:
+            assert any(i.startswith(f"look-{method}-") for i in ids), (svg, method)
+    assert (site_dir / files.csv).read_text().splitlines()[0].split(",") == [
+        "format", "method", "n", "kappa_median", "sums", "median_relative_error", "bound"]
+    for method in ("sumtwo", "sumk", "correct"):
+        assert LOOKS[method].label == fpsum.METHOD_LABELS[method]
+
+
+@pytest.mark.xdist_group("site")
+def test_the_page_shows_the_figure_and_the_loops(site_dir: Path) -> None:
+    html = (site_dir / "conditioning.html").read_text(encoding="utf-8")
+    assert 'id="fig-conditioning"' in html
+    text = re.sub(r"<[^>]+>", "", html)
+    for words in ("def two_sum(", "def vec_sum(", "def sum_k(", "def correctly_rounded(", "def conditioned_sums("):
+        assert words in text, words
