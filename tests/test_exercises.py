@@ -26,10 +26,11 @@ from figures import exercises
 from figures.contract import flatten
 from fpsum.cli import main
 from fpsum.rounding import round_exact
-from fpsum.textbook import add, naive
+from fpsum.textbook import add, naive, pairwise
 
 PARAMS = exercises.ExercisesParams()
-TOPIC_PAGES = ("accumulation-error", "error-vs-n", "formats", "beyond-kahan", "dot-products")
+TOPIC_PAGES = ("accumulation-error", "error-vs-n", "formats", "beyond-kahan", "dot-products", "in-practice",
+               "conditioning")
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +177,51 @@ def test_the_median_condition_number_estimate(answers: dict[str, str]) -> None:
     x, y = rng.standard_normal((400, k)), rng.standard_normal((400, k))
     sample = np.median(np.abs(x * y).sum(axis=1) / np.abs((x * y).sum(axis=1)))
     assert value(answers["dot.kappa.median"]) == pytest.approx(sample, rel=0.15)
+
+
+def test_a_bf16_weight_of_one_loses_updates_below_each_threshold(answers: dict[str, str],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Brute force over BF16 updates: the largest lost one on each side is the answer's threshold."""
+    fmt = fpsum.BF16
+    updates = np.arange(1, 2**14, dtype=np.uint16).view(fmt.dtype).astype(np.float64)  # every positive BF16 < 2
+    lost_up = [u for u in updates.tolist() if add(1.0, u, fmt) == 1.0]
+    lost_down = [u for u in updates.tolist() if add(1.0, -u, fmt) == 1.0]
+    assert max(lost_up) == float(answers["practice.thresholds.up"])  # the tie, lost to the even 1
+    assert max(lost_down) == float(answers["practice.thresholds.down"])  # a tie too: 1 is the even neighbour
+    assert run(answers["practice.thresholds.tie_command"], monkeypatch)["result"] == 1.0
+    assert run(answers["practice.thresholds.probe_command"], monkeypatch)["result"] == \
+        float(answers["practice.thresholds.probe_sum"]) > 1.0
+
+
+def test_the_workers_a_bf16_reduction_needs(answers: dict[str, str]) -> None:
+    """Each worker's strided share summed by the textbook loop, the partial sums by the textbook pairwise tree."""
+    fmt = fpsum.BF16
+    values = fpsum.make_inputs("uniform", PARAMS.tree_n, fmt, PARAMS.seed).astype(np.float64).tolist()
+    correct = round_exact(sum((Fraction(v) for v in values), Fraction(0)), fmt)
+    first = None
+    for workers in (1, 2, 4, 8, 16, 32):
+        partials = [naive(values[t::workers], fmt)[-1] for t in range(workers)]
+        total = pairwise(partials, fmt)
+        assert value(answers[f"practice.tree.w{workers}"]) == total
+        if first is None and total == correct:
+            first = workers
+    assert value(answers["practice.tree.first"]) == first
+    assert value(answers["practice.tree.correct"]) == correct
+
+
+def test_memory_per_weight(answers: dict[str, str]) -> None:
+    sizes = {"nearest": 2, "kahan": 2 + 2, "stochastic": 2, "master": 2 + 4}  # BF16 weight, BF16 buffer, FP32 copy
+    for method, size in sizes.items():
+        assert value(answers[f"practice.memory.{method}.bytes"]) == size
+        assert value(answers[f"practice.memory.{method}.gb"]) == size * PARAMS.parameters / 1e9
+
+
+def test_an_ill_conditioned_pair_is_summed_exactly(answers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = (Fraction(v) for v in PARAMS.cancel_pair)
+    assert value(answers["conditioning.sterbenz.kappa"]) == (abs(a) + abs(b)) / abs(a + b)
+    report = run(answers["conditioning.sterbenz.command"], monkeypatch)
+    assert report["result"] == report["exact"] == value(answers["conditioning.sterbenz.result"])
+    assert report["abs_error"] == 0
 
 
 @pytest.mark.parametrize("page", TOPIC_PAGES)

@@ -47,7 +47,7 @@ from .html import static_fragment
 from .looks import LOOKS, MARKERS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
-from .text import number, significant
+from .text import number, scientific, significant, superscript
 
 METHODS: tuple[fpsum.Method, ...] = ("naive", "pairwise", "kahan", "neumaier", "sumtwo", "sumk", "correct")
 ORDER_OF = {"naive": 1, "pairwise": 1, "kahan": 1, "neumaier": 2, "sumtwo": 2, "sumk": 0, "correct": 0}
@@ -61,7 +61,6 @@ STRIP_ROW = 2.5
 EXAMPLE = (1.0, 1e100, 1.0, -1e100)
 TWICE = (2.0**24, 1.0, 2.0**-40)
 """FP32 values whose exact sum, rounded to float64 first, lands on a tie of FP32."""
-_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 @dataclass(frozen=True)
@@ -214,7 +213,7 @@ def _exact_strip(ax: Axes, panel: Panel, base: float, palette: Palette) -> float
 def _power_of_ten(value: float, _: object) -> str:
     """A tick label: ``10¹⁶``, ``10⁻³``, ``1`` for 10⁰."""
     exponent = round(math.log10(value))
-    return "1" if exponent == 0 else "10" + str(exponent).translate(_SUPERSCRIPT)
+    return "1" if exponent == 0 else "10" + superscript(exponent)
 
 
 def _panel(ax: Axes, panel: Panel, params: ConditioningParams, palette: Palette) -> None:
@@ -237,7 +236,7 @@ def _panel(ax: Axes, panel: Panel, params: ConditioningParams, palette: Palette)
     base = float(10 ** np.floor(np.log10(min(floor, u) / 2)))  # the lowest decade drawn
     ax.set_ylim(_exact_strip(ax, panel, base, palette), 10.0)
     ax.axhline(LOST, color=palette.muted, lw=0.8, ls="--", zorder=1)
-    ax.set_title(f"{fmt.label}, n = {params.n} (u = 2{str(-fmt.precision).translate(_SUPERSCRIPT)})", fontsize=11)
+    ax.set_title(f"{fmt.label}, n = {params.n} (u = 2{superscript(-fmt.precision)})", fontsize=11)
     ax.set_xlabel("κ = Σ|xᵢ| / |Σxᵢ|, condition number of the sum")
     ax.grid(True, which="major", color=palette.grid, lw=0.6)
     lowest = round(math.log10(base))
@@ -277,16 +276,6 @@ def csv_bytes(panels: dict[str, Panel], params: ConditioningParams) -> bytes:
                                  repr(float(panel.medians[method][j])),
                                  "" if line is None else repr(float(line[j]))])
     return out.getvalue().encode()
-
-
-def scientific(value: float) -> str:
-    """A large or small positive number as prose writes it: ``8 × 10³¹`` (one figure), ``10⁴`` for a 1."""
-    exponent = math.floor(math.log10(value))
-    lead = round(value / 10**exponent)
-    if lead == 10:
-        lead, exponent = 1, exponent + 1
-    power = "10" + str(exponent).translate(_SUPERSCRIPT)
-    return power if lead == 1 else f"{lead} × {power}"
 
 
 def _median_ratio(panel: Panel, top: float) -> float:
@@ -340,8 +329,8 @@ def headline(panels: dict[str, Panel], params: ConditioningParams) -> NestedNumb
             "kahan_gain": significant(_median_ratio(panel, 1 / u), 1),
             "correct_max": significant(float(panel.errors["correct"].max()) / u, 2),
             "exact_from": "never" if (exact := exact_from(panel)) is None else scientific(exact),
-            "quantum": "2" + str(panel.fmt.emin - panel.fmt.precision + 1).translate(_SUPERSCRIPT),
-            "exact_below": "2" + str(panel.fmt.emin + 1).translate(_SUPERSCRIPT),
+            "quantum": "2" + superscript(panel.fmt.emin - panel.fmt.precision + 1),
+            "exact_below": "2" + superscript(panel.fmt.emin + 1),
         }
         for method in METHODS:
             lost = lost_at(panel, method)

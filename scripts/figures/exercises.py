@@ -22,7 +22,7 @@ from fpsum.rounding import add_exact, round_exact, stochastic_round
 
 from .contract import NestedNumbers
 from .record import Built, Record
-from .text import number, significant
+from .text import number, scientific, significant
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,10 @@ class ExercisesParams:
     bits: int = 14
     promote_every: int = 128
     kappa_k: int = 65_536
+    update_probe: float = 0.004
+    tree_n: int = 4096
+    parameters: float = 7e9
+    cancel_pair: tuple[float, float] = (1024.0, -1023.0)
     seed: int = 0
 
 
@@ -118,20 +122,11 @@ def e4m3_overflow(params: ExercisesParams) -> NestedNumbers:
     }
 
 
-SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-
-
-def power_of_ten(value: float) -> str:
-    """A large value to three figures as ``3.39 × 10³⁸`` (finite, positive)."""
-    mantissa, exponent = f"{value:.2e}".split("e")
-    return f"{mantissa} × 10{str(int(exponent)).translate(SUPERSCRIPT)}"
-
-
 def fp8_stalls(params: ExercisesParams) -> NestedNumbers:
     """Stall points for inputs in [0, 1) of the FP8 formats and BF16, and BF16's largest value."""
     return {
         "e4m3": number(fpsum.E4M3.stall_point), "e5m2": number(fpsum.E5M2.stall_point),
-        "bf16": number(fpsum.BF16.stall_point), "bf16_max": power_of_ten(fpsum.BF16.max_finite),
+        "bf16": number(fpsum.BF16.stall_point), "bf16_max": scientific(fpsum.BF16.max_finite, 3),
     }
 
 
@@ -213,6 +208,55 @@ def kappa_estimate(params: ExercisesParams) -> NestedNumbers:
             "constant": f"{constant:.2f}", "median": number(constant * math.sqrt(k), 0)}
 
 
+def update_thresholds(params: ExercisesParams) -> NestedNumbers:
+    """A BF16 weight of 1: the update sizes lost upwards and downwards, and commands that show each side."""
+    fmt = fpsum.BF16
+    up = float(fpsum.updates.lost_below(1.0, fmt, 1.0))
+    down = float(fpsum.updates.lost_below(1.0, fmt, -1.0))
+    moved = round_exact(params.update_probe, fmt)
+    return {
+        "up": repr(up), "down": repr(down),
+        "up_power": str(int(math.log2(up))), "down_power": str(int(math.log2(down))),
+        "tie_sum": number(add_exact(1.0, up, fmt), 8), "probe": repr(params.update_probe), "probe_stored": repr(moved),
+        "probe_sum": repr(add_exact(1.0, moved, fmt)),
+        "tie_command": f"printf '1\\n{up!r}\\n' | fpsum sum --format bf16 --method naive",
+        "probe_command": f"printf '1\\n{params.update_probe!r}\\n' | fpsum sum --format bf16 --method naive",
+    }
+
+
+def tree_workers(params: ExercisesParams) -> NestedNumbers:
+    """A BF16 grid-stride reduction of uniform inputs: the totals for 1, 2, 4, ... workers; the first that is right."""
+    fmt = fpsum.BF16
+    values = fpsum.make_inputs("uniform", params.tree_n, fmt, params.seed)
+    correct = float(fpsum.total("correct", values, fmt))
+    totals = {w: float(fpsum.order.tree_reduction(values, fmt, w)) for w in (1, 2, 4, 8, 16, 32)}
+    first = min(w for w, t in totals.items() if t == correct)
+    return {"n": number(params.tree_n), "correct": number(correct), "first": number(first),
+            "share": number(params.tree_n / first), **{f"w{w}": number(t) for w, t in totals.items()}}
+
+
+def update_memory(params: ExercisesParams) -> NestedNumbers:
+    """Bytes per weight of the four ways to store a BF16 weight, and what they come to for a model's parameters."""
+    fmt = fpsum.BF16
+    numbers: dict[str, NestedNumbers | str] = {"parameters": f"{params.parameters / 1e9:g} billion"}
+    for method in fpsum.updates.UPDATE_METHODS:
+        size = fpsum.updates.bytes_per_weight(method, fmt)
+        numbers[method] = {"bytes": str(size), "gb": number(size * params.parameters / 1e9)}
+    return numbers
+
+
+def sterbenz(params: ExercisesParams) -> NestedNumbers:
+    """Two FP16 inputs that nearly cancel: κ, the naive bound it implies, and the (exact) naive sum."""
+    fmt = fpsum.FP16
+    a, b = params.cancel_pair
+    values = fpsum.to_format(np.array([a, b]), fmt)
+    kappa = float(np.abs(values.astype(np.float64)).sum() / abs(float(fpsum.exact_sum(values))))
+    result = float(fpsum.total("naive", values, fmt))
+    return {"a": number(a), "b": number(b), "kappa": number(kappa), "bound": significant(kappa * fmt.unit_roundoff),
+            "result": number(result), "exact": number(float(fpsum.exact_sum(values))),
+            "command": f"printf '{a:g}\\n{b:g}\\n' | fpsum sum --format fp16 --method naive"}
+
+
 def build(record_id: str, params: ExercisesParams) -> Built:
     """Every page's answers."""
     return Built(files={}, numbers={
@@ -224,4 +268,7 @@ def build(record_id: str, params: ExercisesParams) -> Built:
                          "blocked": blocked_bound(params)},
         "dot": {"half_wrong": dot_half_wrong(params), "ones": truncated_ones(params),
                 "kappa": kappa_estimate(params)},
+        "practice": {"thresholds": update_thresholds(params), "tree": tree_workers(params),
+                     "memory": update_memory(params)},
+        "conditioning": {"sterbenz": sterbenz(params)},
     })

@@ -34,3 +34,22 @@ def significant(value: float, digits: int = 2) -> str:
     exponent = math.floor(math.log10(abs(value)))
     decimals = max(digits - 1 - exponent, 0)
     return f"{value:,.{decimals}f}"
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def superscript(exponent: int) -> str:
+    """An integer exponent in superscript digits: ``-24`` as ``⁻²⁴``."""
+    return str(exponent).translate(_SUPERSCRIPT)
+
+
+def scientific(value: float, digits: int = 1) -> str:
+    """A large or small positive number as prose writes it, to ``digits`` figures: ``8 × 10³¹``, ``3.39 × 10³⁸``.
+
+    A mantissa of exactly 1 is left out (``10⁴``).  For finite positive values only.
+    """
+    mantissa, exponent_text = f"{value:.{digits - 1}e}".split("e")
+    exponent = int(exponent_text)
+    power = "10" + superscript(exponent)
+    return power if float(mantissa) == 1 else f"{mantissa} × {power}"
