@@ -129,33 +129,6 @@ def _fused_running(x: np.ndarray, y: np.ndarray, acc: Format) -> np.ndarray:
     return np.moveaxis(totals, 0, -1)
 
 
-def _pairwise_running(values: np.ndarray) -> np.ndarray:
-    """The bits of :func:`fpsum.methods.pairwise_running`, in about half a pass per binary digit.
-
-    Within every aligned block of 2**(L+1) values, the pairwise sum of a
-    prefix that reaches into the right half is (balanced sum of the left
-    half) + (pairwise sum of the prefix within the right half): the larger
-    block added to the smaller ones, as in the pairwise tree.  So level by
-    level, the right halves get their left half's sum added, in place.
-    Padding beyond the last value never reaches a prefix that is kept.
-    NaN, inf and -0.0 behave as in the pairwise tree.
-    """
-    n = values.shape[-1]
-    size = 1 << (n - 1).bit_length()
-    lead = values.shape[:-1]
-    running = np.zeros(lead + (size,), dtype=values.dtype)
-    running[..., :n] = values
-    level = running.copy()  # balanced sums of the aligned blocks of the current size
-    half = 1
-    with np.errstate(over="ignore", invalid="ignore"):
-        while half < size:
-            blocks = running.reshape(lead + (size // (2 * half), 2, half))
-            blocks[..., 1, :] += level[..., 0::2, np.newaxis]
-            level = level[..., 0::2] + level[..., 1::2]
-            half *= 2
-    return running[..., :n]
-
-
 def sum_products(
     rounded: np.ndarray, acc: Format, method: Method = "naive", *, block: int = DEFAULT_BLOCK, running: bool = True
 ) -> np.ndarray:
@@ -173,8 +146,6 @@ def sum_products(
         if method == "pairwise":
             return total("pairwise", rounded, acc)  # straight down the tree, cheaper than every prefix
         return sum_products(rounded, acc, method, block=block)[..., -1]
-    if method == "pairwise":
-        return _pairwise_running(rounded)
     return running_totals(method, rounded, acc, block=block)
 
 

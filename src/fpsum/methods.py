@@ -140,43 +140,34 @@ def pairwise_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
 # --8<-- [end:pairwise]
 
 
-def _balanced_levels(values: np.ndarray) -> list[np.ndarray]:
-    """Sums of complete aligned blocks: level k holds the balanced sums of blocks of 2**k inputs."""
-    levels = [values]
-    with np.errstate(over="ignore", invalid="ignore"):
-        while levels[-1].shape[-1] >= 2:
-            below = levels[-1]
-            even = below.shape[-1] - below.shape[-1] % 2
-            levels.append(below[..., 0:even:2] + below[..., 1:even:2])
-    return levels
-
-
 def pairwise_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     """The pairwise sum of the first i inputs, for every i, as :func:`pairwise_sum` computes it.
 
-    The first ``i`` inputs split, by the binary digits of ``i``, into
-    complete aligned blocks of 2**k (a binary counter of complete blocks); the
-    pairwise tree adds each block's balanced sum, the smallest (rightmost)
-    first.  Done for all ``i`` at once, one vector operation per binary digit.
-    NaN, inf and -0.0 behave as in :func:`pairwise_sum`, prefix by prefix.
+    Within every aligned block of 2**(L+1) inputs, the pairwise sum of a
+    prefix that reaches into the right half is (balanced sum of the left
+    half) + (pairwise sum of the part of the prefix within the right half):
+    the tree adds the larger block to the smaller ones, the smallest first.
+    So, level by level, every right half gets its left half's balanced sum
+    added in place: about half a pass per binary digit of n, and the same
+    bits as the tree for every prefix.  The padding up to a power of two never
+    reaches a prefix that is kept.  NaN, inf and -0.0 behave as in
+    :func:`pairwise_sum`, prefix by prefix.
     """
     _check(values, fmt)
     n = values.shape[-1]
-    levels = _balanced_levels(values)
-    counts = np.arange(1, n + 1)
-    totals = np.zeros_like(values)
-    started = np.zeros(n, dtype=bool)
+    size = 1 << (n - 1).bit_length()
+    lead = values.shape[:-1]
+    running = np.zeros(lead + (size,), dtype=values.dtype)
+    running[..., :n] = values
+    level = running.copy()  # balanced sums of the aligned blocks of the current size
+    half = 1
     with np.errstate(over="ignore", invalid="ignore"):
-        for k, blocks in enumerate(levels):
-            has_block = (counts >> k) & 1 == 1
-            if not has_block.any():
-                continue
-            index = np.where(has_block, (counts >> k) - 1, 0)
-            block = blocks[..., index]
-            combined = np.where(started, block + totals, block)
-            totals = np.where(has_block, combined, totals)
-            started |= has_block
-    return totals
+        while half < size:
+            blocks = running.reshape(lead + (size // (2 * half), 2, half))
+            blocks[..., 1, :] += level[..., 0::2, np.newaxis]
+            level = level[..., 0::2] + level[..., 1::2]
+            half *= 2
+    return running[..., :n]
 
 
 # --8<-- [start:neumaier]
