@@ -81,3 +81,14 @@ def test_site_url_from_the_environment_moves_the_bibtex_and_the_canonical_links(
     assert moved["url"] == ELSEWHERE + "/" != before["url"]
     assert {k: v for k, v in moved.items() if k != "url"} == {k: v for k, v in before.items() if k != "url"}
     assert canonical(site, "cite.html") == ELSEWHERE + "/cite.html"
+
+
+def test_the_version_is_the_same_in_citation_cff_pyproject_and_the_package() -> None:
+    """Three copies that tools read separately (citation managers, pip, the site's footer): they must agree."""
+    import tomllib
+
+    import fpsum
+
+    cited = str(yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))["version"])
+    packaged = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    assert cited == packaged == fpsum.__version__
