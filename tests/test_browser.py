@@ -19,7 +19,10 @@ from playwright.sync_api import Browser, Page
 
 from browsing import (
     ALL_RACES_READY_JS,
+    ALL_TYPESET_JS,
     NOT_FOUND_PAGE,
+    TYPESET_TIMEOUT_MS,
+    VIEWPORT,
     Visit,
     all_pages,
     built_html,
@@ -361,6 +364,29 @@ def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: O
         assert visit.tex_left() == []
     finally:
         page.emulate_media(media="screen")
+
+
+LAYOUT_SHIFT_LIMIT = 0.1
+"""Web Vitals' "good" cumulative layout shift; Lighthouse's performance score counts it."""
+
+
+@pytest.mark.parametrize("name", PAGES)
+@pytest.mark.browser
+def test_typesetting_the_formulas_barely_moves_the_page(browser: Browser, site_url: str, name: str) -> None:
+    """The layout shifts from loading to every formula typeset add up to less than 0.1 (desktop viewport)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.add_init_script("""window.__shift = 0; new PerformanceObserver(list => {
+        for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
+      }).observe({type: 'layout-shift', buffered: true});""")
+    try:
+        page.goto(site_url + name, wait_until="load")
+        page.wait_for_function(ALL_TYPESET_JS, timeout=TYPESET_TIMEOUT_MS)
+        let_frames_pass(page, 5)
+        shift = page.evaluate("window.__shift")
+        assert shift < LAYOUT_SHIFT_LIMIT, f"{name}: cumulative layout shift {shift:.3f}"
+    finally:
+        context.close()
 
 
 # ---------------------------------------------------------------- the accumulation-error page in detail
