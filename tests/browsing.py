@@ -98,8 +98,17 @@ def built_html(site_dir: Path, page: str) -> str:
     return (site_dir / page).read_text(encoding="utf-8")
 
 
+FORMULA = re.compile(r'class="arithmatex[ "]')
+"""A formula's element in the built HTML (display formulas may carry a second class, ``fpsum-tall``)."""
+
+
+def formula_count(site_dir: Path, page: str) -> int:
+    """How many formulas the built ``page`` holds, inline and display."""
+    return len(FORMULA.findall(built_html(site_dir, page)))
+
+
 def has_formulas(site_dir: Path, page: str) -> bool:
-    return 'class="arithmatex"' in built_html(site_dir, page)
+    return formula_count(site_dir, page) > 0
 
 
 def has_races(site_dir: Path, page: str) -> bool:
