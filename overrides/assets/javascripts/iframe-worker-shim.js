@@ -1,7 +1,7 @@
 /* iframe-worker 1.0.4, shim/index.js, exactly as published on npm (npm pack iframe-worker@1.0.4).
  * mkdocs-material's offline plugin (mkdocs.yml) needs it: opened from disk (file://), browsers
  * refuse web workers, and this shim makes window.Worker an iframe there, so the site search
- * runs.  Over HTTP it changes nothing.  The plugin would link it from unpkg.com; the site
+ * runs.  Over HTTP it changes nothing.  The plugin would link it from a CDN; the site
  * serves it itself (mkdocs.yml, extra.polyfills), so nothing is fetched from outside.
  *
  * Copyright (c) 2020-2022 Martin Donath <martin.donath@squidfunk.com>
