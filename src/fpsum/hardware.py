@@ -105,6 +105,36 @@ def _truncate_bits(values: np.ndarray, bits: int) -> np.ndarray:
     return cut
 
 
+def _products_in_steps(x: np.ndarray, y: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The exact products ``(N, K)``, which of them are finite, and the finite ones in steps ``(steps, block, N)``.
+
+    The last step is padded with zeros, which change neither a step's largest
+    term nor its sum; non-finite products are zeros here (the callers put
+    them back as IEEE addition would).  ``TypeError`` / ``ValueError`` from
+    :func:`fpsum.dot.check_pair`.
+    """
+    check_pair(x, y)
+    exact = exact_products(x, y)
+    k = exact.shape[-1]
+    flat = exact.reshape(-1, k)
+    finite = np.isfinite(flat)
+    steps = -(-k // block)
+    padded = np.zeros((steps * block, flat.shape[0]))
+    padded[:k] = np.where(finite, flat, 0.0).T  # the loop walks k; trials are contiguous
+    return flat, finite, padded.reshape(steps, block, -1)
+
+
+def _step_scale(largest: np.ndarray, s: np.ndarray, bits: int) -> np.ndarray:
+    """1 / quantum of a step: 2**-(e_max - bits + 1), for the largest of its terms and the running sum ``s``.
+
+    With |v| = m 2**e, m in [0.5, 1), frexp gives e = e_max + 1.  Zero terms
+    do not count; where every term and the sum are 0 the scale is 2**bits, and 0 stays 0.
+    """
+    _, exponent = np.frexp(np.maximum(largest, np.abs(s)))
+    scale: np.ndarray = np.ldexp(1.0, bits - exponent)
+    return scale
+
+
 def _narrow_steps(p: np.ndarray, model: TruncatedAccumulator) -> tuple[np.ndarray, np.ndarray]:
     """The narrow sum after each prefix of each step, and the FP32 accumulator each step starts from.
 
@@ -126,9 +156,7 @@ def _narrow_steps(p: np.ndarray, model: TruncatedAccumulator) -> tuple[np.ndarra
     steps_per_promotion = None if model.promote_every is None else model.promote_every // block
     for t in range(steps):
         promoted[t] = wide
-        # 2**-(e_max - bits + 1): with |v| = m 2**e, m in [0.5, 1), e_max = e - 1.  Zero terms do not count.
-        _, exponent = np.frexp(np.maximum(largest[t], np.abs(s)))
-        scale = np.ldexp(1.0, bits - exponent)
+        scale = _step_scale(largest[t], s, bits)
         # In units of the quantum: truncated terms are integers below 2**bits, so every sum is exact.
         units = np.trunc(p[t][np.newaxis] * scale[:, np.newaxis]) * upto
         aligned = units.sum(axis=1) + np.trunc(s * scale)
@@ -157,27 +185,19 @@ def truncated_dot_running(x: np.ndarray, y: np.ndarray, model: TruncatedAccumula
     infinities NaN.  ``TypeError`` / ``ValueError`` for inputs of other
     dtypes, mismatched shapes or no pairs.
     """
-    check_pair(x, y)
-    exact = exact_products(x, y)
-    k = exact.shape[-1]
-    lead = exact.shape[:-1]
-    flat = exact.reshape(-1, k)
-    finite = np.isfinite(flat)
-    block = model.block
-    steps = -(-k // block)
-    padded = np.zeros((steps * block, flat.shape[0]))
-    padded[:k] = np.where(finite, flat, 0.0).T  # the loop walks k; trials are contiguous
-    narrow, promoted = _narrow_steps(padded.reshape(steps, block, -1), model)
+    flat, finite, steps = _products_in_steps(x, y, model.block)
+    k = flat.shape[-1]
+    narrow, promoted = _narrow_steps(steps, model)
     if model.promote_every is not None:
         result = add_rounded(promoted[:, np.newaxis, :], narrow, FP32).astype(np.float64)
     else:
         result = narrow
-    out = result.reshape(steps * block, -1)[:k].T
+    out = result.reshape(-1, flat.shape[0])[:k].T
     if not finite.all():
         with np.errstate(invalid="ignore"):
             special = np.add.accumulate(np.where(finite, 0.0, flat), axis=-1)  # inf + -inf is NaN; NaN stays
         out = np.where(np.isfinite(special), out, special)
-    return np.ascontiguousarray(out).reshape(lead + (k,))
+    return np.ascontiguousarray(out).reshape(x.shape[:-1] + (k,))
 
 
 def _final_steps(p: np.ndarray, model: TruncatedAccumulator) -> tuple[np.ndarray, np.ndarray]:
@@ -193,8 +213,7 @@ def _final_steps(p: np.ndarray, model: TruncatedAccumulator) -> tuple[np.ndarray
     wide = np.zeros(n)
     steps_per_promotion = None if model.promote_every is None else model.promote_every // model.block
     for t in range(steps):
-        _, exponent = np.frexp(np.maximum(largest[t], np.abs(s)))
-        scale = np.ldexp(1.0, model.bits - exponent)
+        scale = _step_scale(largest[t], s, model.bits)
         aligned = np.trunc(p[t] * scale).sum(axis=0) + np.trunc(s * scale)
         s = _truncate_bits(aligned, model.bits) / scale
         if steps_per_promotion is not None and (t + 1) % steps_per_promotion == 0 and t + 1 < steps:
@@ -210,20 +229,12 @@ def truncated_dot(x: np.ndarray, y: np.ndarray, model: TruncatedAccumulator) -> 
     work.  The same rules for NaN, inf and -0.0 (a zero result is +0.0) and
     the same errors.
     """
-    check_pair(x, y)
-    exact = exact_products(x, y)
-    k = exact.shape[-1]
-    lead = exact.shape[:-1]
-    flat = exact.reshape(-1, k)
-    finite = np.isfinite(flat)
-    steps = -(-k // model.block)
-    padded = np.zeros((steps * model.block, flat.shape[0]))
-    padded[:k] = np.where(finite, flat, 0.0).T
-    narrow, wide = _final_steps(padded.reshape(steps, model.block, -1), model)
+    flat, finite, steps = _products_in_steps(x, y, model.block)
+    narrow, wide = _final_steps(steps, model)
     out = add_rounded(wide, narrow, FP32).astype(np.float64) if model.promote_every is not None else narrow
     if not finite.all():
         with np.errstate(invalid="ignore"):
             special = np.add.reduce(np.where(finite, 0.0, flat), axis=-1)  # inf + -inf is NaN; NaN stays
         out = np.where(np.isfinite(special), out, special)
-    return np.asarray(out).reshape(lead)
+    return np.asarray(out).reshape(x.shape[:-1])
 
