@@ -10,8 +10,6 @@ and ``kappa``, the median condition number |x|ᵀ|y| / |xᵀy| at ``k_max``.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -24,6 +22,7 @@ from fpsum.dot import dot_running, exact_dot_running
 from fpsum.hardware import TruncatedAccumulator, truncated_dot_running
 
 from .contract import FigureFiles, NestedNumbers
+from .csvfile import csv_file
 from .html import static_fragment
 from .looks import Palette
 from .mpl import method_line, render
@@ -160,17 +159,14 @@ def draw(panels: list[Panel], params: DotErrorParams, palette: Palette) -> Figur
 
 def csv_bytes(panels: list[Panel], params: DotErrorParams) -> bytes:
     """Per input format, kind, accumulator and K: the median, 10th and 90th percentile of the relative error."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["format", "inputs", "accumulate", "k", "trials", "p10", "median", "p90", "median_kappa"])
+    rows = []
     for panel in panels:
         kappa = np.median(panel.kappa, axis=0)
         for name in ACCUMULATORS:
             low, mid, high = np.percentile(panel.errors[name], [10, 50, 90], axis=0)
-            for j, k in enumerate(panel.ks.tolist()):
-                writer.writerow([panel.fmt.name, panel.kind, name, k, params.trials, repr(float(low[j])),
-                                 repr(float(mid[j])), repr(float(high[j])), repr(float(kappa[j]))])
-    return out.getvalue().encode()
+            rows += [[panel.fmt.name, panel.kind, name, k, params.trials, repr(float(low[j])), repr(float(mid[j])),
+                      repr(float(high[j])), repr(float(kappa[j]))] for j, k in enumerate(panel.ks.tolist())]
+    return csv_file(["format", "inputs", "accumulate", "k", "trials", "p10", "median", "p90", "median_kappa"], rows)
 
 
 def percent(errors: np.ndarray, column: int) -> str:

@@ -8,8 +8,6 @@ per input kind (``uniform01``, ``uniform11``) and accumulator (``bf16``,
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -20,6 +18,7 @@ import fpsum
 from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
 
 from .contract import FigureFiles, NestedNumbers
+from .csvfile import csv_file
 from .html import static_fragment
 from .looks import Palette
 from .mpl import method_line, render
@@ -108,14 +107,9 @@ def draw(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams, palett
 
 def csv_bytes(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams) -> bytes:
     """The columns the issue fixed: ``inputs,k,accumulate,rel_frobenius_error`` (the median over trials)."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["inputs", "k", "accumulate", "rel_frobenius_error"])
-    for name in INPUTS:
-        for j, k in enumerate(params.ks.tolist()):
-            for acc in ACCUMULATE:
-                writer.writerow([name, k, acc, repr(float(np.median(errors[(name, acc)][:, j])))])
-    return out.getvalue().encode()
+    rows = [[name, k, acc, repr(float(np.median(errors[(name, acc)][:, j])))]
+            for name in INPUTS for j, k in enumerate(params.ks.tolist()) for acc in ACCUMULATE]
+    return csv_file(["inputs", "k", "accumulate", "rel_frobenius_error"], rows)
 
 
 def headline(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams) -> NestedNumbers:

@@ -9,8 +9,6 @@ accumulator (``fp32``).
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 
 import matplotlib.pyplot as plt
@@ -22,6 +20,7 @@ from fpsum.dot import dot, exact_dot_running
 from fpsum.hardware import TruncatedAccumulator, truncated_dot
 
 from .contract import FigureFiles, NestedNumbers
+from .csvfile import csv_file
 from .html import static_fragment
 from .looks import LOOKS, Palette
 from .mpl import method_line, render
@@ -119,18 +118,14 @@ def draw(errors: Errors, params: PromotionParams, palette: Palette) -> Figure:
 
 def csv_bytes(errors: Errors, params: PromotionParams) -> bytes:
     """Per kind and accumulator (N_c, ``never`` or ``fp32``): the median relative error over the trials."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["format", "inputs", "k", "accumulate", "promote_every", "trials", "median_relative_error"])
+    rows: list[list[object]] = []
     for kind in KINDS:
-        for j, every in enumerate(params.intervals.tolist()):
-            writer.writerow([params.format, kind, params.k, "truncated", every, params.trials,
-                             repr(float(np.median(errors.promoted[kind][:, j])))])
-        writer.writerow([params.format, kind, params.k, "truncated", "never", params.trials,
-                         repr(float(np.median(errors.never[kind])))])
-        writer.writerow([params.format, kind, params.k, "fp32", "", params.trials,
-                         repr(float(np.median(errors.fp32[kind])))])
-    return out.getvalue().encode()
+        lead = [params.format, kind, params.k]
+        rows += [lead + ["truncated", every, params.trials, repr(float(np.median(errors.promoted[kind][:, j])))]
+                 for j, every in enumerate(params.intervals.tolist())]
+        rows.append(lead + ["truncated", "never", params.trials, repr(float(np.median(errors.never[kind])))])
+        rows.append(lead + ["fp32", "", params.trials, repr(float(np.median(errors.fp32[kind])))])
+    return csv_file(["format", "inputs", "k", "accumulate", "promote_every", "trials", "median_relative_error"], rows)
 
 
 def headline(errors: Errors, params: PromotionParams) -> NestedNumbers:
