@@ -9,6 +9,7 @@ real figures with their real data.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,7 +24,7 @@ import fpsum
 from figures import blocked, error_vs_n, mpl, neumaier, races, spacing, stochastic_race
 from figures.build import registry
 from figures.contract import FigureFiles
-from figures.looks import LIGHT, PALETTES, Palette
+from figures.looks import DARK, LIGHT, PALETTES, Palette
 
 
 @pytest.fixture
@@ -168,6 +169,87 @@ def test_render_writes_both_palettes_and_the_slide_the_same_each_time() -> None:
     assert files["figures/clean-figure.svg"] == mpl.render(draw, "clean-figure")["figures/clean-figure.svg"]
 
 
+@pytest.mark.parametrize(("mathtext", "plain"), [
+    (r"$\mathdefault{10^{-3}}$", "10⁻³"),
+    (r"$\mathdefault{2^{12}}$", "2¹²"),
+    (r"$\mathdefault{10^{0}}$", "10⁰"),
+    (r"$\mathdefault{2\times10^{-2}}$", "2×10⁻²"),
+    (r"$\mathdefault{-10^{2}}$", "−10²"),
+    (r"$\mathdefault{0}$", "0"),
+    ("", ""),
+    ("plain already", "plain already"),
+    (r"$\mathdefault{\alpha}$", r"$\mathdefault{\alpha}$"),
+])
+def test_log_tick_labels_become_plain_text(mathtext: str, plain: str) -> None:
+    assert mpl.plain_tick_text(mathtext) == plain
+
+
+def test_rendered_log_axes_label_their_ticks_as_matplotlib_does_in_plain_text() -> None:
+    """The same ticks get labels (minor ones on a short axis too), each one text in the SVG, no mathtext."""
+
+    def draw(palette: Palette) -> Figure:
+        fig, (wide, short, symlog) = plt.subplots(1, 3, figsize=(9.0, 3.0), layout="constrained")
+        wide.loglog([1, 2**16], [1e-6, 1e2])
+        wide.set_xscale("log", base=2)
+        short.semilogy([0, 1], [0.02, 0.5])
+        symlog.plot([-100, 100], [0, 1])
+        symlog.set_xscale("symlog", linthresh=1.0)
+        return fig
+
+    svg = mpl.render(draw, "log-ticks")["figures/log-ticks.svg"].decode()
+    texts = set(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+    assert {"2⁰", "2¹⁶", "10⁻⁶", "10²", "10⁻¹", "2×10⁻²", "3×10⁻¹", "−10²", "0"} <= texts, sorted(texts)
+    assert "mathdefault" not in svg and "$" not in "".join(texts)
+
+
+def test_the_dark_figure_takes_the_light_figures_layout_only_when_they_match() -> None:
+    """Copying the layout gives the dark SVG byte for byte what laying it out again gives; a figure whose
+    panels differ between palettes is laid out on its own, and is still checked.
+    """
+
+    def draw(palette: Palette) -> Figure:
+        fig, axes = plt.subplots(1, 2, figsize=(6.0, 3.0), layout="constrained")
+        for ax in axes:
+            ax.plot([1, 10, 100], [3, 1, 2], color=palette.text)
+            ax.set_xscale("log")
+            ax.set_title("a panel with a long title")
+            ax.set_ylabel("a value")
+        return fig
+
+    copied = mpl.render(draw, "copied")
+    with plt.rc_context(mpl.SVG_RC):
+        dark = draw(DARK)
+        light = draw(LIGHT)
+    try:
+        assert mpl._same_layout(light, dark) is True
+    finally:
+        plt.close(light)
+        plt.close(dark)
+    original = mpl._same_layout
+    mpl._same_layout = lambda laid_out, fig: False  # type: ignore[assignment]
+    try:
+        assert mpl.render(draw, "copied")["figures/copied-dark.svg"] == copied["figures/copied-dark.svg"]
+    finally:
+        mpl._same_layout = original
+
+    def differs(palette: Palette) -> Figure:
+        fig, axes = plt.subplots(1, 1 if palette is LIGHT else 2, figsize=(6.0, 3.0), layout="constrained")
+        for ax in np.atleast_1d(axes):
+            ax.plot([0, 1], [0, 1])
+        return fig
+
+    with plt.rc_context(mpl.SVG_RC):
+        one, two = differs(LIGHT), differs(DARK)
+    try:
+        assert mpl._same_layout(one, two) is False and two.get_layout_engine() is not None
+    finally:
+        plt.close(one)
+        plt.close(two)
+    files = mpl.render(differs, "differs")
+    assert files["figures/differs-dark.svg"].count(b'id="axes_') == 2
+    assert not plt.get_fignums()
+
+
 # ---------------------------------------------------------------- the real figures, with their real data
 
 PARAMS = {record.id: record.params for record in registry()}
@@ -202,7 +284,7 @@ by the build (``test_every_static_figure_of_the_build_passed_the_check``)."""
 @pytest.mark.parametrize("figure_id", CHEAP)
 def test_a_real_figure_is_legible_in_both_palettes(figure_id: str) -> None:
     for palette in PALETTES:
-        with plt.rc_context(mpl.RC):
+        with plt.rc_context(mpl.SVG_RC):
             fig = CHEAP[figure_id](palette)
             mpl.style_axes(fig, palette)
             try:
@@ -249,7 +331,7 @@ def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> No
 
 def test_checked_figures_are_checked_at_their_own_size() -> None:
     """A figure of the real size (not a thumbnail) is what the checker measures: its dpi is the figure's."""
-    with plt.rc_context(mpl.RC):
+    with plt.rc_context(mpl.SVG_RC):
         fig = _spacing(LIGHT)
     try:
         width, height = fig.get_size_inches()

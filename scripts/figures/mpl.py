@@ -27,14 +27,19 @@ from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.path import Path  # noqa: E402
 from matplotlib.text import Annotation, Text  # noqa: E402
+from matplotlib.ticker import Formatter, LogFormatterMathtext  # noqa: E402
 from matplotlib.transforms import Bbox, BboxBase  # noqa: E402
 from matplotlib.typing import RcKeyType  # noqa: E402
 
 from .contract import FigureFiles  # noqa: E402
 from .looks import LOOKS, MARKERS, PALETTES, Palette  # noqa: E402
+from .text import superscript  # noqa: E402
 
 RC: dict[RcKeyType, Any] = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fpsum",
                              "lines.scale_dashes": True}
+SVG_RC: dict[RcKeyType, Any] = RC | {"figure.dpi": 72}
+"""What :func:`render` draws with: the SVG's own 72 dots per inch, so a figure is laid out, checked and
+saved at one resolution (a drawing function that measures its texts gets what is saved)."""
 SLIDE_WIDTH_PX = 1920
 LOOK_GID = "look-"
 """A method's line carries the gid ``look-<method>-<k>``: the SVG says which method each line is (tested)."""
@@ -80,7 +85,12 @@ def method_line(ax: Axes, method: str, x: Any, y: Any, palette: Palette, **overr
                   "markeredgecolor": palette.background, "markeredgewidth": 0.8}
     style |= overrides
     (line,) = ax.plot(x, y, **style)
-    same = sum(1 for other in ax.figure.findobj(Line2D) if (other.get_gid() or "").startswith(f"{LOOK_GID}{method}-"))
+    # The method's lines so far, in every panel: a method's lines live in axes (walking the whole
+    # figure with findobj would visit every tick, for each line).
+    figure = ax.get_figure(root=True)
+    panels = figure.axes if figure is not None else [ax]
+    same = sum(1 for panel in panels for other in panel.get_lines()
+               if (other.get_gid() or "").startswith(f"{LOOK_GID}{method}-"))
     line.set_gid(f"{LOOK_GID}{method}-{same}")
     return line
 
@@ -101,9 +111,65 @@ def png_bytes(fig: Figure, width_px: int = SLIDE_WIDTH_PX) -> bytes:
     return buffer.getvalue()
 
 
+MATHTEXT_TICK = re.compile(r"\$\\mathdefault\{(?P<sign>-?)(?:(?P<mantissa>\d+(?:\.\d+)?)\\times)?"
+                           r"(?P<base>\d+)(?:\^\{(?P<exponent>-?\d+)\})?\}\$")
+"""A log axis's tick label as matplotlib writes it in mathtext: ``$\\mathdefault{-2\\times10^{-3}}$``."""
+
+
+def plain_tick_text(label: str) -> str:
+    """A log-axis tick label in plain text, as mathtext would show it: ``10⁻³``, ``2×10⁻³``, ``−2¹²``, ``0``.
+
+    A label of any other shape (an empty one included) is returned unchanged.
+    """
+    match = MATHTEXT_TICK.fullmatch(label)
+    if match is None:
+        return label
+    sign = "−" if match["sign"] else ""
+    mantissa = f"{match['mantissa']}×" if match["mantissa"] else ""
+    exponent = superscript(int(match["exponent"])) if match["exponent"] is not None else ""
+    return f"{sign}{mantissa}{match['base']}{exponent}"
+
+
+class PlainLogLabels(Formatter):
+    """Matplotlib's log-axis labels (the same ticks labelled, the same values) written as plain text.
+
+    Mathtext labels are parsed by pyparsing, about a second per figure; plain
+    text draws the same superscripts from the font, and the SVG holds each
+    label as one string a reader can copy (``10⁻³``).
+    """
+
+    def __init__(self, inner: LogFormatterMathtext) -> None:
+        self.inner = inner
+
+    def set_axis(self, axis: Any) -> None:
+        """The wrapped formatter needs the axis too: it reads the view interval to choose which ticks to label."""
+        super().set_axis(axis)
+        self.inner.set_axis(axis)
+
+    def set_locs(self, locs: Any) -> None:
+        """Passed on: a log formatter decides from the tick locations whether minor ticks get labels."""
+        super().set_locs(locs)
+        self.inner.set_locs(locs)
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        """The label matplotlib gives the tick at ``x``, in plain text."""
+        return plain_tick_text(self.inner(x, pos))
+
+
+def _plain_log_labels(fig: Figure) -> None:
+    """Every log or symlog axis of ``fig`` labelled through :class:`PlainLogLabels`."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for formatter, setter in ((axis.get_major_formatter(), axis.set_major_formatter),
+                                      (axis.get_minor_formatter(), axis.set_minor_formatter)):
+                if isinstance(formatter, LogFormatterMathtext):
+                    setter(PlainLogLabels(formatter))
+
+
 def style_axes(fig: Figure, palette: Palette) -> None:
-    """Transparent background, text and frames in the palette's colours."""
+    """Transparent background, text and frames in the palette's colours; log-axis labels in plain text."""
     fig.patch.set_alpha(0)
+    _plain_log_labels(fig)
     for ax in fig.axes:
         ax.set_facecolor("none")
         ax.tick_params(colors=palette.text, which="both")
@@ -305,6 +371,11 @@ def text_collisions(fig: Figure) -> list[str]:
     titles, axis labels, annotations and texts, legend texts.
     """
     fig.draw_without_rendering()
+    return collisions_as_drawn(fig)
+
+
+def collisions_as_drawn(fig: Figure) -> list[str]:
+    """:func:`text_collisions` of a figure already laid out and drawn (by a save), without drawing it again."""
     slack = TOUCH_PT * fig.dpi / 72
     labels = drawn_labels(fig)
     problems = [f"{label.describe()} is not drawn: its point is outside its axes" for label in labels
@@ -343,34 +414,69 @@ def _line_name(line: Line2D) -> str:
 
 
 def check_layout(fig: Figure, figure_id: str, palette: Palette) -> None:
-    """``LayoutError`` naming ``figure_id``, the palette and every collision :func:`text_collisions` finds."""
-    problems = text_collisions(fig)
+    """``LayoutError`` naming ``figure_id``, the palette and every collision :func:`collisions_as_drawn` finds
+    in ``fig`` as it was last drawn.
+    """
+    problems = collisions_as_drawn(fig)
     if problems:
         raise LayoutError(f"figure {figure_id!r} ({palette.name} palette) is not legible: " + "; ".join(problems))
+
+
+def _grid_place(ax: Axes) -> tuple[int, int, int, int] | None:
+    """Where ``ax`` sits in its figure's grid: rows, columns, first and last cell (None outside a grid)."""
+    spec = ax.get_subplotspec()
+    return None if spec is None else spec.get_geometry()
+
+
+def _same_layout(laid_out: Figure, fig: Figure) -> bool:
+    """Give ``fig`` the layout of ``laid_out``, the same figure in the other palette: its panels' places.
+
+    A figure's layout depends on its texts and sizes, never on its colours,
+    so the second palette need not be laid out again.  False (``fig`` left
+    to lay itself out) if the two differ in size or panels, or a figure has
+    parts this does not copy (sub-figures, figure titles).
+    """
+    panels = list(zip(laid_out.axes, fig.axes, strict=False))
+    same_size = laid_out.get_size_inches().tolist() == fig.get_size_inches().tolist()
+    copyable = (same_size and len(laid_out.axes) == len(fig.axes)
+                and not (fig.subfigs or fig.get_suptitle() or fig.get_supxlabel() or fig.get_supylabel())
+                and all(type(a) is type(b) and _grid_place(a) == _grid_place(b) for a, b in panels))
+    if not copyable:
+        return False
+    for source, target in panels:
+        target.set_position(source.get_position(original=True), which="original")
+        target.set_position(source.get_position(original=False), which="active")
+    fig.set_layout_engine("none")
+    return True
 
 
 def render(draw: Callable[[Palette], Figure], figure_id: str) -> dict[str, bytes]:
     """The light and dark SVG and the slide PNG (light) of ``figure_id``, from one drawing function.
 
-    Each palette's figure is laid out and checked first (:func:`check_layout`): a
-    label that collides stops the build with a message naming the figure and the
-    labels.  The files keep that layout (it is not worked out again for each
-    file), so what is saved is what was checked.
+    The light figure is laid out and drawn once, by saving its SVG; the dark
+    one takes the same layout (:func:`_same_layout`).  Each palette's figure is
+    checked as drawn (:func:`check_layout`): a label that collides stops the
+    build with a message naming the figure and the labels.  The PNG keeps the
+    layout (it is not worked out again), so what is saved is what was checked.
     """
     files: dict[str, bytes] = {}
     paths = FigureFiles.of(figure_id)
-    with plt.rc_context(RC):
-        for palette in PALETTES:
-            fig = draw(palette)
-            style_axes(fig, palette)
-            try:
+    drawn: list[Figure] = []
+    with plt.rc_context(SVG_RC):
+        try:
+            for palette in PALETTES:
+                fig = draw(palette)
+                drawn.append(fig)
+                style_axes(fig, palette)
+                if len(drawn) > 1:
+                    _same_layout(drawn[0], fig)
+                svg = svg_bytes(fig)  # lays the figure out (unless it has its layout already) and draws it
+                fig.set_layout_engine("none")  # keep that layout: the PNG shows what is checked
                 check_layout(fig, figure_id, palette)
-            except LayoutError:
+                files[paths.svg if palette.name == "light" else paths.dark_svg] = svg
+                if palette.name == "light":
+                    files[paths.png] = png_bytes(fig)
+        finally:
+            for fig in drawn:
                 plt.close(fig)
-                raise
-            fig.set_layout_engine("none")  # keep the layout just checked: the files show what was checked
-            files[paths.svg if palette.name == "light" else paths.dark_svg] = svg_bytes(fig)
-            if palette.name == "light":
-                files[paths.png] = png_bytes(fig)
-            plt.close(fig)
     return files
