@@ -51,7 +51,8 @@ def main() -> None:
         with mkdocs_gen_files.open(path, "wb") as handle:
             handle.write(data)
     took = time.perf_counter() - start
-    log.info(f"figures: {len(files)} files, rebuilt {len(rebuilt)} ({', '.join(rebuilt) or 'none'}) in {took:.1f} s")
+    slowest = ", ".join(f"{name} {seconds:.1f} s" for name, seconds in sorted(rebuilt.items(), key=lambda i: -i[1]))
+    log.info(f"figures: {len(files)} files, rebuilt {len(rebuilt)} ({slowest or 'none'}) in {took:.1f} s")
 
 
 main()

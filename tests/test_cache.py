@@ -46,7 +46,7 @@ REBUILT = """
 import json, sys
 from figures.build import build_all, registry
 records = [r for r in registry() if r.id == sys.argv[1]]
-print(json.dumps(build_all(records, workers=1)[2]))
+print(json.dumps(list(build_all(records, workers=1)[2])))
 """
 INDIRECT = """
 import ast, json, sys

@@ -2,13 +2,16 @@
 
 :data:`BUILDERS` is the one list of builder modules; each declares its
 records (with literal ids) in ``records()``.  What the cache lacks is built
-in parallel, one process per core.
+in parallel, one process per core, the longest first (as long as it took
+the last time, :data:`TIMES_PATH`), so no core waits at the end on a long
+record started last.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -34,7 +37,7 @@ from . import (
     sum_order,
     weight_updates,
 )
-from .cache import REPO, cache_key, lookup, packages_digest, store
+from .cache import CACHE_DIR, REPO, cache_key, lookup, packages_digest, store
 from .contract import NUMBERS_PATH, flatten
 from .errors import located
 from .record import Built, Record
@@ -43,6 +46,11 @@ BUILDERS = (races, error_vs_n, stagnation, kahan_limits, formats_table, spacing,
             dot_error, promotion, matmul_error, conditioning, exercises, weight_updates, sum_order,
             numbers, snippets, site_info, looks_css)
 """Every builder module; the order is the order of the records in messages and in ``numbers.json``."""
+
+
+TIMES_PATH = CACHE_DIR.parent / "figure-times.json"
+"""Seconds each record took when it was last built (id -> seconds): the order of the next build, and
+what ``make bench`` prints.  Outside the figure cache, so emptying the cache keeps it."""
 
 
 class FigureError(RuntimeError):
@@ -72,18 +80,19 @@ def registry() -> list[Record]:
     return records
 
 
-def _make(record: Record, key: str) -> Built:
-    """Build one record and store it in the cache (possibly in a worker process).
+def _make(record: Record, key: str) -> tuple[Built, float]:
+    """Build one record and store it in the cache (possibly in a worker process); with the seconds it took.
 
     A failure comes back as a plain message with its location: a worker's
     traceback does not survive the trip between processes.
     """
+    start = time.perf_counter()
     try:
         built = record.build(record.id, record.params)
     except Exception as error:
         raise RuntimeError(f"{type(error).__name__}: {error} [at {located(error)}]") from None
     store(key, record.id, built)
-    return built
+    return built, time.perf_counter() - start
 
 
 def _fail(record: Record, error: BaseException) -> FigureError:
@@ -91,31 +100,60 @@ def _fail(record: Record, error: BaseException) -> FigureError:
     return FigureError(f"figure {record.id!r} ({builder}) failed: {error}")
 
 
-def _build_missing(missing: list[tuple[Record, str]], workers: int) -> dict[str, Built]:
-    """Build what the cache lacks, in ``workers`` processes (in this one if 1)."""
+def last_times(path: Path = TIMES_PATH) -> dict[str, float]:
+    """Seconds each record took when last built; empty if none was recorded or the file is unreadable."""
+    try:
+        times = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(times, dict):
+        return {}
+    return {str(k): float(v) for k, v in times.items() if isinstance(v, int | float)}
+
+
+def _record_times(times: dict[str, float], path: Path = TIMES_PATH) -> None:
+    """Merge ``times`` into the file of last build times (two builds at once: the last one to write wins)."""
+    merged = last_times(path) | {k: round(v, 3) for k, v in times.items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary.write_text(json.dumps(merged, sort_keys=True, indent=1) + "\n")
+    os.replace(temporary, path)
+
+
+def longest_first(missing: list[tuple[Record, str]], times: dict[str, float]) -> list[tuple[Record, str]]:
+    """``missing`` in the order to start them: the longest last time first; never-timed ones first of all
+    (they may be long), in registry order.
+    """
+    return sorted(missing, key=lambda item: -times.get(item[0].id, float("inf")))
+
+
+def _build_missing(missing: list[tuple[Record, str]], workers: int) -> dict[str, tuple[Built, float]]:
+    """Build what the cache lacks, in ``workers`` processes (in this one if 1), longest first."""
+    missing = longest_first(missing, last_times())
+    results: dict[str, tuple[Built, float]] = {}
     if workers <= 1:
-        results = {}
         for record, key in missing:
             try:
                 results[record.id] = _make(record, key)
             except Exception as error:
                 raise _fail(record, error) from None
-        return results
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [(record, pool.submit(_make, record, key)) for record, key in missing]
-        results = {}
-        for record, future in futures:
-            try:
-                results[record.id] = future.result()
-            except Exception as error:
-                raise _fail(record, error) from None
-        return results
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = [(record, pool.submit(_make, record, key)) for record, key in missing]
+            for record, future in futures:
+                try:
+                    results[record.id] = future.result()
+                except Exception as error:
+                    raise _fail(record, error) from None
+    if results:
+        _record_times({name: seconds for name, (_, seconds) in results.items()})
+    return results
 
 
 def build_all(records: list[Record] | None = None, workers: int | None = None
-              ) -> tuple[dict[str, bytes], dict[str, str], list[str]]:
+              ) -> tuple[dict[str, bytes], dict[str, str], dict[str, float]]:
     """Build every record: all files, all numbers flattened to ``<id>.<key>`` (also in
-    ``data/numbers.json``), and the ids rebuilt.
+    ``data/numbers.json``), and the records rebuilt with the seconds each took (in registry order).
 
     Two records writing the same file is an error: each thing on the site has one maker.
     """
@@ -130,7 +168,8 @@ def build_all(records: list[Record] | None = None, workers: int | None = None
             missing.append((record, key))
         else:
             results[record.id] = hit
-    results |= _build_missing(missing, workers if workers is not None else min(len(missing), os.cpu_count() or 1))
+    made = _build_missing(missing, workers if workers is not None else min(len(missing), os.cpu_count() or 1))
+    results |= {name: built for name, (built, _) in made.items()}
     files: dict[str, bytes] = {}
     all_numbers: dict[str, str] = {}
     for record in records:
@@ -141,4 +180,5 @@ def build_all(records: list[Record] | None = None, workers: int | None = None
             files[path] = data
         all_numbers |= flatten(record.id, built.numbers)
     files[NUMBERS_PATH] = (json.dumps(all_numbers, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
-    return files, all_numbers, [record.id for record, _ in missing]
+    rebuilt = {record.id: made[record.id][1] for record, _ in missing}
+    return files, all_numbers, rebuilt
