@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 from figures import cache
+from figures.build import _record_times, last_times, longest_first
 from figures.cache import lookup, store
-from figures.record import Built
+from figures.record import Built, Record
 from repocopy import BuiltCopy
 
 
@@ -41,6 +42,29 @@ def test_a_file_outside_the_site_is_refused_and_nothing_is_written(cache_dir: Pa
         store("k3", "bad", Built(files={"figures/ok.svg": b"<svg/>", name: b"x"}))
     assert not (cache_dir / "k3").exists()
 
+
+
+def _record(name: str) -> Record:
+    return Record(name, None, lambda _id, _params: Built(files={}))
+
+
+def test_records_start_longest_first_and_the_never_timed_before_all() -> None:
+    """Longest-processing-time first: on two cores a long record started last would leave one core waiting."""
+    missing = [(_record(name), f"key-{name}") for name in ("short", "new-one", "long", "middle", "new-two")]
+    order = [record.id for record, _ in longest_first(missing, {"short": 0.2, "long": 5.0, "middle": 1.0})]
+    assert order == ["new-one", "new-two", "long", "middle", "short"]
+
+
+def test_build_times_are_merged_and_an_unreadable_file_counts_as_none(tmp_path: Path) -> None:
+    times = tmp_path / "times.json"
+    assert last_times(times) == {}
+    _record_times({"a": 1.23456, "b": 2.0}, times)
+    _record_times({"b": 0.5}, times)
+    assert last_times(times) == {"a": 1.235, "b": 0.5}
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    for garbage in ("not json", "[1, 2]", '{"a": "slow"}'):
+        times.write_text(garbage)
+        assert last_times(times) == {}
 
 REBUILT = """
 import json, sys
