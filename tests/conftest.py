@@ -2,7 +2,7 @@
 
 The browser is pytest-playwright's ``browser`` fixture (one per worker for the
 whole run), launched on Debian's chromium by ``browser_type_launch_args`` below.
-The site and the repository copy are built once per test run, however many
+The repository copy, and the site (its build), are built once per test run, however many
 pytest-xdist workers use them (``once_per_run``).
 """
 
@@ -12,8 +12,6 @@ import functools
 import http.server
 import os
 import shutil
-import subprocess
-import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
@@ -81,24 +79,15 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, build: Cal
     return folder
 
 
-def build_site(target: Path) -> subprocess.CompletedProcess[str]:
-    """``mkdocs build --strict`` into ``target``, as ``make site`` does; output captured."""
-    env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1700000000"))
-    return subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
-        cwd=REPO, env=env, capture_output=True, text=True, check=False,
-    )
-
-
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The site, built once per test run into a temporary folder (shared by the pytest-xdist workers)."""
+def site_dir(built_copy: BuiltCopy) -> Path:
+    """The site as ``make site`` builds it from the repository as it is now, built once per test run.
 
-    def build(target: Path) -> str | None:
-        result = build_site(target)
-        return None if result.returncode == 0 else f"strict build failed:\n{result.stderr[-4000:]}"
-
-    return once_per_run(tmp_path_factory, "site", build)
+    It is the strict cold build of the repository's copy (``built_copy``): the
+    same files, and one cold build per run serves the tests of the site and
+    those of the cache.
+    """
+    return built_copy.site
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
