@@ -12,7 +12,7 @@ import pytest
 import reference
 from fpsum.exact import exact_running, exact_sum
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format, get_format
-from fpsum.inputs import make_inputs
+from fpsum.inputs import DRAW_BLOCK, INPUT_KINDS, make_inputs
 from fpsum.race import RACE_N, Race, run_race
 from fpsum.rounding import round_exact, to_format
 from reference import assert_same_bits, from_floats
@@ -282,6 +282,31 @@ def test_inputs_are_the_seeded_draws_rounded_once(fmt: Format, kind: str) -> Non
     assert_same_bits(make_inputs(kind, 400, fmt, seed=9, trials=3), values)  # type: ignore[arg-type]
     assert np.all(np.isfinite(values.astype(np.float64)))
     assert not np.any((values.astype(np.float64) == 0) & np.signbit(values.astype(np.float64)))
+
+
+def one_draw(kind: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Every float64 draw of ``make_inputs`` at once, straight from the definitions of the kinds."""
+    rng = np.random.default_rng(seed)
+    draws = {"uniform": lambda: rng.random(shape), "ones": lambda: np.ones(shape),
+             "normal": lambda: rng.standard_normal(shape), "squares": lambda: rng.random(shape) ** 2,
+             "exp": lambda: np.exp(-3.0 * rng.random(shape)), "symmetric": lambda: 2.0 * rng.random(shape) - 1.0}
+    drawn: np.ndarray = draws[kind]()
+    return drawn
+
+
+@pytest.mark.parametrize("block", [64, None])
+@pytest.mark.parametrize("fmt", [FP16, BF16, E4M3, FP32], ids=ids)
+@pytest.mark.parametrize("kind", INPUT_KINDS)
+def test_inputs_drawn_block_by_block_are_one_draw(kind: str, fmt: Format, block: int | None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 64 values (straddling the rows) or of the default size (just past one): the stream
+    drawn in consecutive pieces gives the values of one draw, rounded once, -0.0 made +0.0.
+    """
+    if block is not None:
+        monkeypatch.setattr("fpsum.inputs.DRAW_BLOCK", block)
+    n = 1000 if block is not None else DRAW_BLOCK + 5
+    values = make_inputs(kind, n, fmt, seed=31, trials=3)  # type: ignore[arg-type]
+    assert_same_bits(values, to_format(one_draw(kind, (3, n), 31), fmt) + np.zeros((), dtype=fmt.dtype))
 
 
 @pytest.mark.parametrize("kind", ["normal", "symmetric"])
