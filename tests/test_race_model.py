@@ -236,6 +236,52 @@ def test_exact_running_float64_random_extremes() -> None:
     assert_same_bits(exact_running(values, at), fraction_running(values, at))
 
 
+@pytest.mark.parametrize("block", [1, 7, 64])
+@pytest.mark.parametrize(("fmt", "low", "high"),
+                         [(FP16, -26, 15), (BF16, -133, 10), (FP32, -149, -100), (FP32, -100, 100)])
+def test_exact_running_block_by_block(fmt: Format, low: int, high: int, block: int,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mixed binades, subnormals, both signs and zeros (-0.0 too), walked in column blocks of any width:
+    one level (FP16) to six (FP32 from 2**-100 to 2**100), each level's sums carried from block to
+    block, give the Fraction prefix sums rounded once, at every count and at a few.
+    """
+    monkeypatch.setattr("fpsum.exact.EXACT_BLOCK", block)
+    rng = np.random.default_rng([23, fmt.bits, -low, block])
+    drawn = signed_log_uniform(300, low, high, rng)
+    drawn[rng.integers(0, 300, 20)] = 0.0
+    drawn[rng.integers(0, 300, 20)] = -0.0
+    values = from_floats([round_exact(v, fmt) for v in drawn.tolist()], fmt).reshape(2, 150)
+    every = np.arange(1, 151)
+    assert_same_bits(exact_running(values, every), fraction_running(values, every))
+    at = random_counts(150, rng)
+    assert_same_bits(exact_running(values, at), fraction_running(values, at))
+
+
+def test_exact_running_long_sums_past_2_to_the_24() -> None:
+    """2**24 + 2**20 + 3 FP32 inputs, a pattern of 1,000 values repeated: magnitudes from 2**-60 to 2**10
+    (four float64 levels at this length), both signs, zeros.  The Fraction prefix sums are then
+    whole patterns times the pattern's sum, plus a prefix of the pattern.
+    """
+    rng = np.random.default_rng(29)
+    pattern = [round_exact(v, FP32) for v in signed_log_uniform(1000, -60, 10, rng).tolist()]
+    pattern[::97] = [0.0] * len(pattern[::97])
+    n = 2**24 + 2**20 + 3
+    values = np.resize(from_floats(pattern, FP32), n)  # the pattern repeated
+    at = np.array([1, 999, 1000, 1001, 2**24 - 1, 2**24, 2**24 + 1, n - 1, n])
+    prefixes = reference.exact_prefix_sums(pattern)
+    want = [float(c // 1000 * prefixes[-1] + (prefixes[c % 1000 - 1] if c % 1000 else 0)) for c in at.tolist()]
+    assert_same_bits(exact_running(values, at), np.array(want))
+
+
+@pytest.mark.parametrize("special", [np.nan, np.inf, -np.inf])
+def test_exact_running_finds_a_special_value_in_any_block(special: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fpsum.exact.EXACT_BLOCK", 4)
+    values = np.ones((2, 50), dtype=np.float32)
+    values[1, 37] = special
+    with pytest.raises(ValueError, match="finite"):
+        exact_running(values, np.array([1]))
+
+
 @pytest.mark.parametrize("fmt", [FP16, BF16, FP32], ids=ids)
 def test_exact_running_counts_in_any_order(fmt: Format) -> None:
     """``at`` need not be sorted or distinct: each entry is answered where it stands."""
