@@ -12,7 +12,7 @@ import pytest
 import reference
 from fpsum.exact import exact_running, exact_sum
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format, get_format
-from fpsum.inputs import DRAW_BLOCK, INPUT_KINDS, make_inputs
+from fpsum.inputs import DRAW_BLOCK, INPUT_KINDS, input_blocks, make_inputs
 from fpsum.race import RACE_N, Race, run_race
 from fpsum.rounding import round_exact, to_format
 from reference import assert_same_bits, from_floats
@@ -353,6 +353,16 @@ def test_inputs_drawn_block_by_block_are_one_draw(kind: str, fmt: Format, block:
     n = 1000 if block is not None else DRAW_BLOCK + 5
     values = make_inputs(kind, n, fmt, seed=31, trials=3)  # type: ignore[arg-type]
     assert_same_bits(values, to_format(one_draw(kind, (3, n), 31), fmt) + np.zeros((), dtype=fmt.dtype))
+
+
+@pytest.mark.parametrize("block", [1, 5, 4096])
+def test_input_blocks_are_one_draw_in_pieces(block: int) -> None:
+    values = make_inputs("normal", 10_000, BF16, seed=3)
+    pieces = list(input_blocks("normal", 10_000, BF16, 3, block))
+    assert all(p.size == block for p in pieces[:-1]) and 1 <= pieces[-1].size <= block
+    assert_same_bits(np.concatenate(pieces), values)
+    with pytest.raises(ValueError, match="at least 1"):
+        next(input_blocks("normal", 10, BF16, 3, 0))
 
 
 @pytest.mark.parametrize("kind", ["normal", "symmetric"])

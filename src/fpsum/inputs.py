@@ -66,6 +66,20 @@ def input_chunks(kind: InputKind, n: int, fmt: Format, seed: int, trials: int, c
         yield _draw(kind, (min(chunk, trials - start), n), rng, fmt)
 
 
+def input_blocks(kind: InputKind, n: int, fmt: Format, seed: int, block: int) -> Iterator[np.ndarray]:
+    """The values of ``make_inputs(kind, n, fmt, seed)``, ``block`` at a time (the last block may be shorter).
+
+    The stream drawn in consecutive pieces gives the same values, so a
+    caller that needs only the first inputs can stop early.  Like
+    :func:`make_inputs`, never NaN, inf or -0.0.
+    """
+    if n < 1 or block < 1:
+        raise ValueError(f"n and block must be at least 1, got {n}, {block}")
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, block):
+        yield _draw(kind, (min(block, n - start),), rng, fmt)
+
+
 def _draw(kind: InputKind, shape: tuple[int, ...], rng: np.random.Generator, fmt: Format) -> np.ndarray:
     """``shape`` values of ``kind`` from ``rng``, in ``fmt``, drawn and rounded a block at a time.
 
