@@ -18,8 +18,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 import fpsum
-from fpsum.dot import dot_running, exact_dot_running
-from fpsum.hardware import TruncatedAccumulator, truncated_dot_running
+from fpsum.dot import dot_running, exact_dot_running, exact_products
+from fpsum.hardware import TruncatedAccumulator, truncated_sums
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
@@ -89,18 +89,19 @@ def draw_pairs(params: DotErrorParams, fmt: fpsum.Format, kind: str) -> tuple[np
     return x, y
 
 
-def compute_panel(params: DotErrorParams, fmt: fpsum.Format, kind: str) -> Panel:
-    """Every accumulator's running dot products, read at a log grid of K and compared with the exact ones."""
+def compute_panel(params: DotErrorParams, fmt: fpsum.Format, kind: str, x: np.ndarray, y: np.ndarray,
+                  truncated: dict[str, np.ndarray]) -> Panel:
+    """Every accumulator's running dot products, read at a log grid of K and compared with the exact ones.
+
+    ``truncated`` holds the hardware models' results at that grid, computed for every panel at once.
+    """
     ks = fpsum.log_grid(params.k_max, per_octave=4)
-    x, y = draw_pairs(params, fmt, kind)
     exact = exact_dot_running(x, y, ks)
     absolute = exact_dot_running(np.abs(x), np.abs(y), ks)
     results = {
         "naive": dot_running(x, y, fmt, fmt)[..., ks - 1],
         "wide": dot_running(x, y, fmt, fpsum.FP32)[..., ks - 1],
-    }
-    for name, model in params.models().items():
-        results[name] = truncated_dot_running(x, y, model)[..., ks - 1]
+    } | truncated
     with np.errstate(divide="ignore", invalid="ignore"):
         errors = {name: np.abs(r.astype(np.float64) - exact) / np.abs(exact) for name, r in results.items()}
         kappa = absolute / np.abs(exact)
@@ -108,8 +109,17 @@ def compute_panel(params: DotErrorParams, fmt: fpsum.Format, kind: str) -> Panel
 
 
 def compute(params: DotErrorParams) -> list[Panel]:
-    """Panels row by row: each kind of input, then each format."""
-    return [compute_panel(params, fpsum.get_format(f), k) for k in params.kinds for f in params.formats]
+    """Panels row by row: each kind of input, then each format.
+
+    The hardware models run over the exact products of every panel together: one pass each.
+    """
+    ks = fpsum.log_grid(params.k_max, per_octave=4)
+    panels = [(fpsum.get_format(f), k) for k in params.kinds for f in params.formats]
+    pairs = [draw_pairs(params, fmt, kind) for fmt, kind in panels]
+    products = np.stack([exact_products(x, y) for x, y in pairs])  # (panels, trials, k_max), exact
+    truncated = {name: truncated_sums(products, model, ks) for name, model in params.models().items()}
+    return [compute_panel(params, fmt, kind, x, y, {name: sums[i] for name, sums in truncated.items()})
+            for i, ((fmt, kind), (x, y)) in enumerate(zip(panels, pairs))]
 
 
 def label(name: str, panel: Panel, params: DotErrorParams) -> str:
