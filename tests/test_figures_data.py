@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 import fpsum
-from figures import site_info, snippets
+from figures import formats_table, site_info, snippets
 from figures.build import registry
 
 pytestmark = pytest.mark.xdist_group("site")
@@ -71,6 +71,20 @@ def test_formats_table_csv_is_the_model(site_dir: Path) -> None:
         assert int(row["precision"]) == fmt.precision and float(row["max_finite"]) == fmt.max_finite
         assert float(row["stall_point"]) == 2.0**fmt.precision
         assert 1.6 * fmt.stall_point < float(row["mean_uniform_inputs_to_stall"]) < 2.4 * fmt.stall_point
+
+
+@pytest.mark.parametrize("block", [7, 1 << 16])
+@pytest.mark.parametrize("fmt", [fpsum.FP16, fpsum.BF16, fpsum.E4M3, fpsum.E5M2], ids=lambda f: f.name)
+def test_inputs_to_stall_is_the_first_count_of_one_pass(fmt: fpsum.Format, block: int,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drawn and summed a block at a time, stopping at the stall: the first count at which the one-pass
+    naive sum of the whole draw reaches 2**p.
+    """
+    monkeypatch.setattr(formats_table, "STALL_BLOCK", block)
+    n = int(4 * fmt.stall_point)
+    for seed in range(3):
+        running = fpsum.running_totals("naive", fpsum.make_inputs("uniform", n, fmt, seed), fmt)
+        assert formats_table.inputs_to_stall(fmt, seed) == int(np.argmax(running >= fmt.stall_point)) + 1
 
 
 def test_blocked_csv_block_one_is_naive(site_dir: Path) -> None:

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 import reference
-from fpsum.dot import dot, exact_dot_running
+from fpsum.dot import dot, exact_dot_running, exact_products
 from fpsum.formats import BF16, E4M3, FP16, FP32, Format
-from fpsum.hardware import TruncatedAccumulator, truncated_dot, truncated_dot_running
+from fpsum.hardware import TruncatedAccumulator, truncated_dot, truncated_dot_running, truncated_sums
 from fpsum.rounding import to_format
 from reference import from_floats, random_values
 
@@ -271,3 +271,34 @@ def test_fp8_dot_products_need_promotion() -> None:
     assert error(truncated_dot(x, y, TruncatedAccumulator())).min() > 0.05
     assert error(truncated_dot(x, y, TruncatedAccumulator(promote_every=128))).max() < 1e-3
     assert error(dot(x, y, E4M3, FP32)).max() < 1e-5
+
+
+# --- read at chosen counts -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("model", [TruncatedAccumulator(bits=6, block=4), TruncatedAccumulator(bits=6, block=4,
+                                   promote_every=16), TruncatedAccumulator(bits=14, block=4, promote_every=128),
+                                   TruncatedAccumulator(bits=9, block=3, promote_every=9)], ids=str)
+def test_sums_at_chosen_counts_match_the_fraction_reference(model: TruncatedAccumulator) -> None:
+    """K = 301 (no whole number of steps or stretches), counts in any order and repeated, every stretch's end.
+
+    Inputs of one sign grow the sum through many binades (the quantum
+    coarsens, carries cut); mixed signs cancel back down.
+    """
+    for kind in ("uniform", "mixed"):
+        x = random_values(BF16, (2, 301), 7, kind)
+        y = random_values(BF16, (2, 301), 8, kind)
+        at = np.array([301, 1, 2, 3, 4, 5, 16, 17, 128, 129, 300, 17, 9, 10, 256, 257])
+        got = truncated_sums(exact_products(x, y), model, at)
+        assert got.shape == (2, at.size)
+        for row in range(2):
+            want = reference.truncating_dot(x[row].astype(float).tolist(), y[row].astype(float).tolist(),
+                                           model.bits, model.block, model.promote_every)
+            np.testing.assert_array_equal(got[row], np.array(want)[at - 1], err_msg=f"{kind} row={row}")
+
+
+def test_sums_at_counts_need_counts_within_k() -> None:
+    products = np.ones((2, 5))
+    for at in (np.array([0]), np.array([6]), np.array([], dtype=np.int64)):
+        with pytest.raises(ValueError, match="between 1 and K = 5"):
+            truncated_sums(products, TruncatedAccumulator(), at)

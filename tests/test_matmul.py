@@ -10,7 +10,7 @@ import pytest
 
 import fpsum
 import fpsum.matmul
-from fpsum.dot import DOT_METHODS, dot, exact_dot
+from fpsum.dot import DOT_METHODS, dot, dot_running, exact_dot
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
 from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
 from fpsum.methods import Method
@@ -170,3 +170,145 @@ def test_fp16_accumulation_of_a_long_matrix_product() -> None:
     wide = relative_frobenius_error(matmul(a, b, FP16, FP32, at=at), exact)
     assert narrow[0] < 1e-2 and narrow[1] > 0.4
     assert wide.max() < 1e-5
+
+
+def by_dot_running(a: np.ndarray, b: np.ndarray, fmt: Format, acc: Format, at: np.ndarray) -> np.ndarray:
+    """The naive sums at ``at`` the reference way, ``(at, ..., m, n)``: fpsum.dot.dot_running along each entry's K."""
+    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    x = np.broadcast_to(a[..., :, np.newaxis, :], lead + (m, n, k))
+    y = np.broadcast_to(np.swapaxes(b, -1, -2)[..., np.newaxis, :, :], lead + (m, n, k))
+    return np.moveaxis(dot_running(np.ascontiguousarray(x), np.ascontiguousarray(y), fmt, acc)[..., at - 1], -1, 0)
+
+
+def stalling(acc: Format, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """BF16 stacks ``(6, 3, k)`` and ``(6, k, 4)`` whose naive sums in ``acc`` stall, or nearly, and start again.
+
+    Each sum starts at ``acc``'s stall point 2**p (gap 2 above, 1 below);
+    the products after it are powers of two from 2**-6 to 1, at most half
+    the gap above, so exact ties.  Matrix 0 stalls for good; 1 starts one
+    gap higher, an odd last bit, where a tie moves it; 2 has products of
+    both signs (half the gap below is 0.5); 3 jumps by 2**p halfway; 4 is
+    -0.0 then zero products (the first +0.0 makes it +0.0); 5 meets an inf.
+    """
+    rng = np.random.default_rng(seed)
+    start = acc.stall_point
+    a = 2.0 ** rng.integers(-3, 1, (6, 3, k))
+    b = 2.0 ** rng.integers(-3, 1, (6, k, 4))
+    a[..., 0], b[:, 0, :] = start, 1.0
+    a[1, :, 0] = start + 2
+    a[2, :, 1:] *= rng.choice([-1.0, 1.0], (3, k - 1))
+    a[3, :, k // 2] = start
+    a[4] = 0.0
+    a[4, :, 0] = -0.0
+    a[5, 1, 3 * k // 4] = np.inf
+    return to_format(a, BF16), to_format(b, BF16)
+
+
+@pytest.mark.parametrize("acc", (BF16, FP16, FP32), ids=lambda f: f.name)
+@pytest.mark.parametrize(("span", "step"), ((1, 1), (3, 7), (16, 1 << 18)))
+def test_the_naive_walk_skips_stalled_sums_without_changing_a_bit(acc: Format, span: int, step: int,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Matrices left out of a span because no product of it can move their sums: the same bits as summing them.
+
+    Ties at half a gap, the narrower gap below a power of two, zeros of both
+    signs and an inf all decide whether a sum may be left alone.
+    """
+    a, b = stalling(acc, 120, span)
+    at = np.array([1, 2, 59, 60, 61, 100, 120])
+    want = by_dot_running(a, b, BF16, acc, at)
+    skipped = []
+    moving = fpsum.matmul._moving
+
+    def spy(*args: object) -> np.ndarray:
+        result: np.ndarray = moving(*args)  # type: ignore[arg-type]
+        skipped.append(int((~result).sum()))
+        return result
+
+    monkeypatch.setattr(fpsum.matmul, "SPAN", span)
+    monkeypatch.setattr(fpsum.matmul, "PRODUCTS_PER_STEP", step)
+    monkeypatch.setattr(fpsum.matmul, "_moving", spy)
+    got = matmul(a, b, BF16, acc, at=at)
+    assert_same_bits(got, want)
+    assert sum(skipped) > 0  # some sums were left alone, so the test tests something
+    assert_same_bits(matmul(a, b, BF16, acc), want[-1])
+
+
+def test_stacks_broadcast_and_every_matrix_is_its_own_product() -> None:
+    a = np.stack([operands(FP16, 3, 40, 5, seed, "mixed")[0] for seed in range(4)]).reshape(2, 2, 3, 40)
+    b = operands(FP16, 3, 40, 5, 9, "mixed")[1]
+    at = np.array([5, 40])
+    for method in ("naive", "pairwise"):
+        got = matmul(a, b, FP16, FP16, method, at=at)
+        assert got.shape == (2, 2, 2, 3, 5)
+        for i, j in itertools.product(range(2), range(2)):
+            assert_same_bits(got[:, i, j], matmul(a[i, j], b, FP16, FP16, method, at=at))
+    exact = exact_matmul(a, b[np.newaxis, np.newaxis], at=at)
+    for i, j in itertools.product(range(2), range(2)):
+        np.testing.assert_array_equal(exact[:, i, j], exact_matmul(a[i, j], b, at=at))
+    with pytest.raises(ValueError, match="do not broadcast"):
+        matmul(a, np.stack([b, b, b]), FP16, FP16)
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_naive_matmuls_share_one_walk_and_give_each_accumulator_its_own_product(case: tuple[Format, Format]) -> None:
+    fmt, acc = case
+    a, b = operands(fmt, 4, 70, 3, 5, "codes")
+    accs = (acc, FP32 if fmt.bits < 32 else FP64, acc)
+    at = np.array([1, 33, 70])
+    for got, each in zip(fpsum.matmul.naive_matmuls(a, b, fmt, accs, at=at), accs):
+        assert_same_bits(got, matmul(a, b, fmt, each, at=at))
+        assert_same_bits(got, by_dot_running(a, b, fmt, each, at))
+    with pytest.raises(ValueError, match="at least one"):
+        fpsum.matmul.naive_matmuls(a, b, fmt, ())
+
+
+def test_exact_matmul_over_many_binades_sums_its_levels_exactly() -> None:
+    """FP32 values from 2**12 down to 2**-56, of both signs: four slices each, too many digits for one float64.
+
+    The levels go to fpsum.exact.exact_running; the result is still the exact sum, rounded once.
+    """
+    rng = np.random.default_rng(12)
+    a = to_format(rng.standard_normal((3, 64)) * 2.0 ** rng.integers(-30, 10, (3, 64)), FP32)
+    b = to_format(rng.standard_normal((64, 2)) * 2.0 ** rng.integers(-30, 10, (64, 2)), FP32)
+    slices = fpsum.matmul._slices(a, 21)
+    assert slices is not None and len(slices[0]) == 4
+    assert fpsum.matmul._exact_by_slices(a, b, np.array([64])) is not None
+    got = exact_matmul(a, b)
+    for i, j in itertools.product(range(3), range(2)):
+        assert got[i, j] == float(exact_dot(a[i], b[:, j]))
+
+
+def test_correctly_rounded_levels_against_fractions() -> None:
+    """Levels of whole numbers up to 2**52, both signs, zeros, and sums that fall on ties: one rounding each."""
+    rng = np.random.default_rng(13)
+    width = 17
+    for count in (1, 2, 3, 4, 5):
+        levels = [np.trunc(rng.uniform(-1, 1, 400) * 2.0 ** rng.integers(0, 53, 400)) for _ in range(count)]
+        levels[0][:40] = 0.0
+        levels[-1][40:80] = -0.0
+        if count > 1:  # halfway between two floats (2**52 + 1 is odd, half its ulp below), or just off it
+            for level in levels:
+                level[80:100] = 0.0
+            levels[0][80:100] = 2.0**52 + 1
+            levels[1][80:100] = 2.0 ** (width - 1)
+            levels[-1][90:95] += 1.0
+            levels[-1][95:100] -= 1.0
+        got = fpsum.matmul._correctly_rounded(levels, width, -30)
+        for index in range(400):
+            exact = sum((Fraction(float(level[index])) * 2 ** ((count - 1 - place) * width)
+                         for place, level in enumerate(levels)), Fraction(0))
+            want = float(exact * Fraction(2) ** -30)
+            assert got[index] == want and (want != 0 or not np.signbit(got[index])), (count, index)
+
+
+@pytest.mark.parametrize("scale", (2.0**-140, 2.0**-100, 2.0**20, 2.0**100), ids=lambda s: f"2**{int(np.log2(s))}")
+def test_exact_matmul_by_slices_of_tiny_and_huge_values(scale: float) -> None:
+    """FP32 subnormals and values far above 1: slices cut where float32 cannot scale them, still exact."""
+    rng = np.random.default_rng(14)
+    a = to_format(rng.standard_normal((2, 50)) * scale, FP32)
+    b = to_format(rng.standard_normal((50, 3)), FP32)
+    assert fpsum.matmul._exact_by_slices(a, b, np.array([50])) is not None
+    got = exact_matmul(a, b)
+    for i, j in itertools.product(range(2), range(3)):
+        assert got[i, j] == float(exact_dot(a[i], b[:, j]))

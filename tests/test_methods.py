@@ -10,6 +10,7 @@ including NaN / inf / -0.0 outcomes.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -20,6 +21,8 @@ from fpsum.methods import (
     METHOD_LABELS,
     METHODS,
     Method,
+    naive_at,
+    pairwise_at,
     pairwise_split,
     pairwise_sum,
     running_totals,
@@ -130,6 +133,51 @@ def test_pairwise_running_is_pairwise_sum_of_every_prefix(fmt: Format, kind: str
     running = running_totals("pairwise", values, fmt)
     for i in range(1, values.shape[-1] + 1):
         assert_same_bits(running[..., i - 1], np.asarray(pairwise_sum(values[..., :i], fmt)))
+
+
+@pytest.mark.parametrize("n", (1, 2, 3, 100, 257))
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_pairwise_at_is_the_reference_at_every_count(fmt: Format, kind: str, n: int) -> None:
+    """``pairwise_at`` (one pyramid of pair sums for all counts) against the recursive definition, every
+    prefix, NaN / inf / -0.0 included; then counts out of order, repeated, and on more leading axes.
+    """
+    values = cached_values(fmt.name, kind, n)
+    rows = values.astype(np.float64).tolist()
+    want = from_floats([reference.pairwise_prefixes(row, fmt) for row in rows], fmt)
+    assert_same_bits(pairwise_at(values, fmt, np.arange(1, n + 1)), want)
+    shuffled = np.array([n, 1, (n + 1) // 2, n, 1])
+    assert_same_bits(pairwise_at(values, fmt, shuffled), want[:, shuffled - 1])
+    stacked = np.stack([values, values[::-1]])
+    assert_same_bits(pairwise_at(stacked, fmt, shuffled), np.stack([want, want[::-1]])[..., shuffled - 1])
+
+
+@pytest.mark.parametrize("block", (1, 5, 64, 1 << 14))
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_naive_at_carries_the_running_total_across_blocks(fmt: Format, kind: str, block: int,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """``naive_at`` in blocks of any size (the first addition of a block is fl(total + x)) gives the
+    one-pass running totals bit for bit, NaN / inf / -0.0 included, at counts in any order.
+    """
+    monkeypatch.setattr("fpsum.methods.NAIVE_BLOCK", block * TRIALS)
+    values = cached_values(fmt.name, kind, 257)
+    want = from_floats([reference.naive(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
+    assert_same_bits(naive_at(values, fmt, np.arange(1, 258)), want)
+    counts = np.array([257, 1, 64, 65, 64, 2])
+    assert_same_bits(naive_at(values, fmt, counts), want[:, counts - 1])
+    assert_same_bits(naive_at(values[0], fmt, counts), want[0, counts - 1])
+
+
+@pytest.mark.parametrize("at", (pairwise_at, naive_at))
+def test_sums_at_counts_refuse_bad_counts(at: Callable[[np.ndarray, Format, np.ndarray], np.ndarray]) -> None:
+    values = np.ones((2, 5), dtype=np.float16)
+    for bad in ([0], [6], [1, 7]):
+        with pytest.raises(ValueError, match="between 1 and n"):
+            at(values, FP16, np.array(bad))
+    with pytest.raises(TypeError, match="expected float16"):
+        at(values.astype(np.float32), FP16, np.array([1]))
+    assert at(values, FP16, np.array([], dtype=np.int64)).shape == (2, 0)
 
 
 @pytest.mark.parametrize("method", CHECKED)

@@ -61,6 +61,27 @@ def test_blocked_matches_the_scalar_reference(fmt: Format, block: int) -> None:
     same(blocked_running(values, fmt, block), blocked_reference(values.astype(float).tolist(), fmt, block), fmt)
 
 
+@pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
+@pytest.mark.parametrize("n", [1, 5, 64, 257])
+@pytest.mark.parametrize("block", [1, 3, 64, 500])
+def test_blocked_total_is_the_last_running_total(fmt: Format, n: int, block: int) -> None:
+    """``total("blocked")`` adds the block sums alone: the running version's last entry, bit for bit, on more
+    leading axes, with -0.0, inf and NaN among the inputs, and the scalar reference's last total.
+    """
+    values = np.stack([mixed_inputs(fmt, n, seed) for seed in range(6)]).reshape(2, 3, n)
+    values[0, 1, ::4] = np.array(-0.0).astype(fmt.dtype)
+    if n > 2:
+        values[1, 0, n // 2] = np.array(np.nan).astype(fmt.dtype)
+        values[1, 2, 1] = np.array(fmt.max_finite).astype(fmt.dtype)
+        values[1, 2, 2] = np.array(fmt.max_finite).astype(fmt.dtype)  # overflow: inf, or NaN in E4M3
+    got = total("blocked", values, fmt, block=block)
+    assert got.shape == (2, 3)
+    same(got.ravel(), blocked_running(values, fmt, block)[..., -1].astype(np.float64).ravel().tolist(), fmt)
+    same(got[0, 0:1], blocked_reference(values[0, 0].astype(float).tolist(), fmt, block)[-1:], fmt)
+    with pytest.raises(ValueError, match="block size"):
+        total("blocked", values, fmt, block=0)
+
+
 def test_blocked_is_vectorised_over_trials() -> None:
     values = fpsum.make_inputs("uniform", 1000, FP16, seed=4, trials=3)
     together = blocked_running(values, FP16, 64)

@@ -12,7 +12,7 @@ import pytest
 import reference
 from fpsum.exact import exact_running, exact_sum
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format, get_format
-from fpsum.inputs import make_inputs
+from fpsum.inputs import DRAW_BLOCK, INPUT_KINDS, input_blocks, make_inputs
 from fpsum.race import RACE_N, Race, run_race
 from fpsum.rounding import round_exact, to_format
 from reference import assert_same_bits, from_floats
@@ -236,6 +236,52 @@ def test_exact_running_float64_random_extremes() -> None:
     assert_same_bits(exact_running(values, at), fraction_running(values, at))
 
 
+@pytest.mark.parametrize("block", [1, 7, 64])
+@pytest.mark.parametrize(("fmt", "low", "high"),
+                         [(FP16, -26, 15), (BF16, -133, 10), (FP32, -149, -100), (FP32, -100, 100)])
+def test_exact_running_block_by_block(fmt: Format, low: int, high: int, block: int,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mixed binades, subnormals, both signs and zeros (-0.0 too), walked in column blocks of any width:
+    one level (FP16) to six (FP32 from 2**-100 to 2**100), each level's sums carried from block to
+    block, give the Fraction prefix sums rounded once, at every count and at a few.
+    """
+    monkeypatch.setattr("fpsum.exact.EXACT_BLOCK", block)
+    rng = np.random.default_rng([23, fmt.bits, -low, block])
+    drawn = signed_log_uniform(300, low, high, rng)
+    drawn[rng.integers(0, 300, 20)] = 0.0
+    drawn[rng.integers(0, 300, 20)] = -0.0
+    values = from_floats([round_exact(v, fmt) for v in drawn.tolist()], fmt).reshape(2, 150)
+    every = np.arange(1, 151)
+    assert_same_bits(exact_running(values, every), fraction_running(values, every))
+    at = random_counts(150, rng)
+    assert_same_bits(exact_running(values, at), fraction_running(values, at))
+
+
+def test_exact_running_long_sums_past_2_to_the_24() -> None:
+    """2**24 + 2**20 + 3 FP32 inputs, a pattern of 1,000 values repeated: magnitudes from 2**-60 to 2**10
+    (four float64 levels at this length), both signs, zeros.  The Fraction prefix sums are then
+    whole patterns times the pattern's sum, plus a prefix of the pattern.
+    """
+    rng = np.random.default_rng(29)
+    pattern = [round_exact(v, FP32) for v in signed_log_uniform(1000, -60, 10, rng).tolist()]
+    pattern[::97] = [0.0] * len(pattern[::97])
+    n = 2**24 + 2**20 + 3
+    values = np.resize(from_floats(pattern, FP32), n)  # the pattern repeated
+    at = np.array([1, 999, 1000, 1001, 2**24 - 1, 2**24, 2**24 + 1, n - 1, n])
+    prefixes = reference.exact_prefix_sums(pattern)
+    want = [float(c // 1000 * prefixes[-1] + (prefixes[c % 1000 - 1] if c % 1000 else 0)) for c in at.tolist()]
+    assert_same_bits(exact_running(values, at), np.array(want))
+
+
+@pytest.mark.parametrize("special", [np.nan, np.inf, -np.inf])
+def test_exact_running_finds_a_special_value_in_any_block(special: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("fpsum.exact.EXACT_BLOCK", 4)
+    values = np.ones((2, 50), dtype=np.float32)
+    values[1, 37] = special
+    with pytest.raises(ValueError, match="finite"):
+        exact_running(values, np.array([1]))
+
+
 @pytest.mark.parametrize("fmt", [FP16, BF16, FP32], ids=ids)
 def test_exact_running_counts_in_any_order(fmt: Format) -> None:
     """``at`` need not be sorted or distinct: each entry is answered where it stands."""
@@ -282,6 +328,41 @@ def test_inputs_are_the_seeded_draws_rounded_once(fmt: Format, kind: str) -> Non
     assert_same_bits(make_inputs(kind, 400, fmt, seed=9, trials=3), values)  # type: ignore[arg-type]
     assert np.all(np.isfinite(values.astype(np.float64)))
     assert not np.any((values.astype(np.float64) == 0) & np.signbit(values.astype(np.float64)))
+
+
+def one_draw(kind: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Every float64 draw of ``make_inputs`` at once, straight from the definitions of the kinds."""
+    rng = np.random.default_rng(seed)
+    draws = {"uniform": lambda: rng.random(shape), "ones": lambda: np.ones(shape),
+             "normal": lambda: rng.standard_normal(shape), "squares": lambda: rng.random(shape) ** 2,
+             "exp": lambda: np.exp(-3.0 * rng.random(shape)), "symmetric": lambda: 2.0 * rng.random(shape) - 1.0}
+    drawn: np.ndarray = draws[kind]()
+    return drawn
+
+
+@pytest.mark.parametrize("block", [64, None])
+@pytest.mark.parametrize("fmt", [FP16, BF16, E4M3, FP32], ids=ids)
+@pytest.mark.parametrize("kind", INPUT_KINDS)
+def test_inputs_drawn_block_by_block_are_one_draw(kind: str, fmt: Format, block: int | None,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of 64 values (straddling the rows) or of the default size (just past one): the stream
+    drawn in consecutive pieces gives the values of one draw, rounded once, -0.0 made +0.0.
+    """
+    if block is not None:
+        monkeypatch.setattr("fpsum.inputs.DRAW_BLOCK", block)
+    n = 1000 if block is not None else DRAW_BLOCK + 5
+    values = make_inputs(kind, n, fmt, seed=31, trials=3)  # type: ignore[arg-type]
+    assert_same_bits(values, to_format(one_draw(kind, (3, n), 31), fmt) + np.zeros((), dtype=fmt.dtype))
+
+
+@pytest.mark.parametrize("block", [1, 5, 4096])
+def test_input_blocks_are_one_draw_in_pieces(block: int) -> None:
+    values = make_inputs("normal", 10_000, BF16, seed=3)
+    pieces = list(input_blocks("normal", 10_000, BF16, 3, block))
+    assert all(p.size == block for p in pieces[:-1]) and 1 <= pieces[-1].size <= block
+    assert_same_bits(np.concatenate(pieces), values)
+    with pytest.raises(ValueError, match="at least 1"):
+        next(input_blocks("normal", 10, BF16, 3, 0))
 
 
 @pytest.mark.parametrize("kind", ["normal", "symmetric"])

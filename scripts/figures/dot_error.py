@@ -18,8 +18,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 import fpsum
-from fpsum.dot import dot_running, exact_dot_running
-from fpsum.hardware import TruncatedAccumulator, truncated_dot_running
+from fpsum.dot import exact_products, sum_products
+from fpsum.exact import exact_running
+from fpsum.hardware import TruncatedAccumulator, truncated_sums
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
@@ -89,27 +90,36 @@ def draw_pairs(params: DotErrorParams, fmt: fpsum.Format, kind: str) -> tuple[np
     return x, y
 
 
-def compute_panel(params: DotErrorParams, fmt: fpsum.Format, kind: str) -> Panel:
-    """Every accumulator's running dot products, read at a log grid of K and compared with the exact ones."""
-    ks = fpsum.log_grid(params.k_max, per_octave=4)
-    x, y = draw_pairs(params, fmt, kind)
-    exact = exact_dot_running(x, y, ks)
-    absolute = exact_dot_running(np.abs(x), np.abs(y), ks)
-    results = {
-        "naive": dot_running(x, y, fmt, fmt)[..., ks - 1],
-        "wide": dot_running(x, y, fmt, fpsum.FP32)[..., ks - 1],
-    }
-    for name, model in params.models().items():
-        results[name] = truncated_dot_running(x, y, model)[..., ks - 1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        errors = {name: np.abs(r.astype(np.float64) - exact) / np.abs(exact) for name, r in results.items()}
-        kappa = absolute / np.abs(exact)
-    return Panel(fmt=fmt, kind=kind, ks=ks, errors=errors, kappa=kappa)
-
-
 def compute(params: DotErrorParams) -> list[Panel]:
-    """Panels row by row: each kind of input, then each format."""
-    return [compute_panel(params, fpsum.get_format(f), k) for k in params.kinds for f in params.formats]
+    """Panels row by row: each kind of input, then each format.
+
+    Every panel's exact products are formed once; each accumulator, the
+    exact sums and the hardware models read them, all panels together where
+    they share a format.  Rounded to an accumulator and summed by
+    :func:`fpsum.dot.sum_products`, they give :func:`fpsum.dot.dot_running`'s
+    values, and :func:`fpsum.exact.exact_running` of them (and of their
+    magnitudes, |x||y|) :func:`fpsum.dot.exact_dot_running`'s.
+    """
+    ks = fpsum.log_grid(params.k_max, per_octave=4)
+    panels = [(fpsum.get_format(f), k) for k in params.kinds for f in params.formats]
+    products = np.stack([exact_products(*draw_pairs(params, fmt, kind)) for fmt, kind in panels])  # (panels, trials, K)
+    exact = exact_running(products, ks)
+    absolute = exact_running(np.abs(products), ks)
+
+    def summed(values: np.ndarray, acc: fpsum.Format) -> np.ndarray:
+        with np.errstate(over="ignore"):  # a product beyond acc's range is +-inf, as in fpsum.dot.products
+            rounded = fpsum.to_format(values, acc)
+        return sum_products(rounded, acc)[..., ks - 1].astype(np.float64)  # exact: every format is in float64
+
+    results = {
+        "naive": np.stack([summed(values, fmt) for values, (fmt, _) in zip(products, panels)]),
+        "wide": summed(products, fpsum.FP32),
+    } | {name: truncated_sums(products, model, ks) for name, model in params.models().items()}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        errors = {name: np.abs(r - exact) / np.abs(exact) for name, r in results.items()}
+        kappa = absolute / np.abs(exact)
+    return [Panel(fmt=fmt, kind=kind, ks=ks, errors={name: e[i] for name, e in errors.items()}, kappa=kappa[i])
+            for i, (fmt, kind) in enumerate(panels)]
 
 
 def label(name: str, panel: Panel, params: DotErrorParams) -> str:

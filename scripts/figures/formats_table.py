@@ -11,11 +11,15 @@ from html import escape
 import numpy as np
 
 import fpsum
+from fpsum.inputs import input_blocks
 
 from .contract import FigureFiles
 from .html import figure_html
 from .record import Built, Record
 from .text import number
+
+STALL_BLOCK = 1 << 16
+"""Inputs drawn and summed at a time while looking for the stall."""
 
 
 @dataclass(frozen=True)
@@ -41,16 +45,22 @@ def records() -> list[Record]:
 def inputs_to_stall(fmt: fpsum.Format, seed: int) -> int:
     """How many uniform [0, 1) inputs the naive running sum takes to reach its stall point.
 
-    The sum reaches 2**p near n = 2**(p+1) inputs; four times that is drawn
-    so that it always gets there.  ``RuntimeError`` if it does not.
+    The sum reaches 2**p near n = 2**(p+1) inputs; the inputs are those of a
+    draw of four times that, so that it always gets there, drawn and summed
+    a block at a time until it does (the running total carried from block
+    to block, as in one pass).  ``RuntimeError`` if it never does.
     """
     n = int(4 * fmt.stall_point)
-    values = fpsum.make_inputs("uniform", n, fmt, seed)
-    running = fpsum.running_totals("naive", values, fmt)
-    reached = np.nonzero(running >= fmt.stall_point)[0]
-    if reached.size == 0:
-        raise RuntimeError(f"{fmt.label}: the naive sum never reached {fmt.stall_point} in {n} inputs")
-    return int(reached[0]) + 1
+    carried = np.zeros(0, dtype=fmt.dtype)  # the running total so far: none before the first input
+    done = 0
+    for block in input_blocks("uniform", n, fmt, seed, STALL_BLOCK):
+        running = fpsum.running_totals("naive", np.concatenate([carried, block]), fmt)[carried.size:]
+        reached = np.nonzero(running >= fmt.stall_point)[0]
+        if reached.size:
+            return done + int(reached[0]) + 1
+        done += block.size
+        carried = running[-1:]
+    raise RuntimeError(f"{fmt.label}: the naive sum never reached {fmt.stall_point} in {n} inputs")
 
 
 def power_of_two(value: float) -> str:

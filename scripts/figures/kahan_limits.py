@@ -88,17 +88,36 @@ def draw_inputs(kind: str, params: KahanLimitsParams, n: int, trials: int) -> np
     return kind_inputs(kind, fpsum.get_format(params.format), n, params.seed, params.constant, trials)
 
 
-def first_beyond_one_ulp(params: KahanLimitsParams) -> int:
+Runs = dict[str, tuple[np.ndarray, np.ndarray]]
+"""Per kind of the figure: Kahan's running totals and the exact ones (float64), shape (rows, n_max) each."""
+
+
+def kahan_runs(params: KahanLimitsParams) -> Runs:
+    """Kahan's running totals and the exact running totals of each kind's inputs, computed once for the
+    figure and the numbers.
+
+    The kinds' rows (the trials of the seeded kinds, the constant's one row)
+    go through one Kahan loop together: rows are independent, so stacking
+    them changes no bit and runs the loop over the inputs once, not per kind.
+    """
+    fmt = fpsum.get_format(params.format)
+    drawn = [draw_inputs(kind, params, params.n_max, 1 if kind == "constant" else params.trials) for kind in KINDS]
+    stacked = np.concatenate(drawn)
+    kahan = fpsum.running_totals("kahan", stacked, fmt)
+    exact = fpsum.exact_running(stacked, np.arange(1, params.n_max + 1))
+    starts = np.cumsum([rows.shape[0] for rows in drawn])[:-1]
+    return dict(zip(KINDS, zip(np.split(kahan, starts), np.split(exact, starts))))
+
+
+def first_beyond_one_ulp(params: KahanLimitsParams, runs: Runs | None = None) -> int:
     """The smallest n at which Kahan's sum of n copies of the constant is more than one ulp off; 0 if none is."""
     fmt = fpsum.get_format(params.format)
-    values = draw_inputs("constant", params, params.n_max, 1)[0]
-    exact = fpsum.exact_running(values, np.arange(1, values.size + 1))
-    off = ulps_off(fpsum.running_totals("kahan", values, fmt), exact, fmt)
-    beyond = np.nonzero(off > 1)[0]
+    kahan, exact = (runs or kahan_runs(params))["constant"]
+    beyond = np.nonzero(ulps_off(kahan[0], exact[0], fmt) > 1)[0]
     return int(beyond[0]) + 1 if beyond.size else 0
 
 
-def curves(params: KahanLimitsParams) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+def curves(params: KahanLimitsParams, runs: Runs | None = None) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """On a log grid of n, per kind, the median over the trials of the worst error in ulps of any sum of up to n inputs.
 
     The worst so far, not the error at n: a single sum can land exactly on
@@ -106,12 +125,9 @@ def curves(params: KahanLimitsParams) -> tuple[np.ndarray, dict[str, np.ndarray]
     """
     fmt = fpsum.get_format(params.format)
     ns = fpsum.log_grid(params.n_max, per_octave=4)
-    every = np.arange(1, params.n_max + 1)
     out = {}
-    for kind in KINDS:
-        values = draw_inputs(kind, params, params.n_max, 1 if kind == "constant" else params.trials)
-        kahan = fpsum.running_totals("kahan", values, fmt)
-        worst = np.maximum.accumulate(ulps_off(kahan, fpsum.exact_running(values, every), fmt), axis=-1)
+    for kind, (kahan, exact) in (runs or kahan_runs(params)).items():
+        worst = np.maximum.accumulate(ulps_off(kahan, exact, fmt), axis=-1)
         out[kind] = np.median(worst[:, ns - 1], axis=0)
     return ns, out
 
@@ -144,7 +160,7 @@ def counterexamples(params: KahanLimitsParams) -> dict[str, dict[str, str]]:
         fmt = fpsum.get_format(name)
         values = fpsum.to_format(np.full(n, value), fmt)
         kahan = float(fpsum.total("kahan", values, fmt))
-        exact = float(fpsum.exact_sum(values))
+        exact = float(fpsum.exact_running(values, np.array([n]))[0])  # the exact sum, rounded once
         out[key] = {
             "value": repr(value), "n": number(n), "format": fmt.label,
             "kahan": number(kahan), "exact": number(exact),
@@ -161,25 +177,27 @@ def reliable(fmt: fpsum.Format) -> dict[str, str]:
     constants = 0.5 + np.arange(2 ** (fmt.precision - 1)) * 2.0 ** -fmt.precision  # every value in [1/2, 1)
     values = np.ascontiguousarray(np.broadcast_to(fpsum.to_format(constants, fmt)[:, None], (constants.size, n_max)))
     kahan = fpsum.running_totals("kahan", values, fmt)
-    exact = constants[:, None] * np.arange(1, n_max + 1)  # exact in float64: few bits times a small integer
-    return {"n_max": number(n_max), "worst": number(float(ulps_off(kahan, exact, fmt).max()), 2)}
+    counts = np.arange(1, n_max + 1)
+    rows = max(1, (1 << 16) // n_max)  # the errors of a few constants at a time: float64 arrays that stay small
+    worst = max(float(ulps_off(kahan[i:i + rows], constants[i:i + rows, None] * counts, fmt).max())
+                for i in range(0, constants.size, rows))  # exact in float64: few bits times a small integer
+    return {"n_max": number(n_max), "worst": number(worst, 2)}
 
 
-def random_trials(params: KahanLimitsParams) -> dict[str, str | dict[str, str]]:
+def random_trials(params: KahanLimitsParams, runs: Runs | None = None) -> dict[str, str | dict[str, str]]:
     """Per seeded kind of input, the worst error in ulps over the trials and the share beyond one ulp."""
     fmt = fpsum.get_format(params.format)
     random: dict[str, str | dict[str, str]] = {"n": number(params.n_max), "trials": number(params.trials)}
+    runs = runs or kahan_runs(params)
     for kind in ("uniform", "squares", "exp"):
-        values = draw_inputs(kind, params, params.n_max, params.trials)
-        kahan = fpsum.total("kahan", values, fmt)
-        exact = fpsum.exact_running(values, np.array([params.n_max]))[:, 0]
-        off = ulps_off(kahan, exact, fmt)
+        kahan, exact = runs[kind]
+        off = ulps_off(kahan[:, -1], exact[:, -1], fmt)
         random[kind] = {"worst": number(float(off.max()), 2), "share": number(100 * float((off > 1).mean()), 1)}
     return random
 
 
-def numbers(params: KahanLimitsParams) -> NestedNumbers:
-    """Everything the pages quote (see the module docstring)."""
+def numbers(params: KahanLimitsParams, runs: Runs | None = None) -> NestedNumbers:
+    """Everything the pages quote (see the module docstring); ``runs``, if given, are :func:`kahan_runs`'s."""
     fmt = fpsum.get_format(params.format)
     e5m2 = fpsum.get_format("e5m2")
     values = fpsum.make_inputs("uniform", params.fp8_n, e5m2, params.seed, trials=params.trials)
@@ -188,12 +206,13 @@ def numbers(params: KahanLimitsParams) -> NestedNumbers:
         method: significant(100 * float(np.median(np.abs(fpsum.total(method, values, e5m2) - exact) / exact)))
         for method in ("kahan", "pairwise")
     }
-    first = first_beyond_one_ulp(params)
+    runs = runs or kahan_runs(params)
+    first = first_beyond_one_ulp(params, runs)
     return counterexamples(params) | {
         "constant": {"value": number(params.constant), "first_beyond": number(first),
                      "nu": number(first * fmt.unit_roundoff, 1)},
         "reliable": {name: reliable(fpsum.get_format(name)) for name in ("fp16", "bf16")},
-        "random": random_trials(params),
+        "random": random_trials(params, runs),
         "fp8": fp8,
     }
 
@@ -201,7 +220,8 @@ def numbers(params: KahanLimitsParams) -> NestedNumbers:
 def build(figure_id: str, params: KahanLimitsParams) -> Built:
     """The figure, its CSV and fragment, and the counterexamples."""
     fmt = fpsum.get_format(params.format)
-    ns, ulps = curves(params)
+    runs = kahan_runs(params)
+    ns, ulps = curves(params, runs)
     files = render(lambda palette: draw(ns, ulps, params, palette), figure_id)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -218,4 +238,4 @@ def build(figure_id: str, params: KahanLimitsParams) -> Built:
                f"exact total, of the sums of the first 1, 2, …, n inputs (median of {params.trials} seeded trials; "
                "the constant is one run). Dashed: one ulp. ")
     files |= static_fragment(figure_id, SIZE, alt, caption)
-    return Built(files=files, numbers=numbers(params))
+    return Built(files=files, numbers=numbers(params, runs))

@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import fpsum
-from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
+from fpsum.matmul import exact_matmul, naive_matmuls, relative_frobenius_error
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
@@ -61,26 +61,40 @@ def records() -> list[Record]:
     return [Record("matmul-error", MatmulParams(), build)]
 
 
+def operands(params: MatmulParams) -> tuple[np.ndarray, np.ndarray]:
+    """Every trial's A and B for each kind of input: ``(kinds, trials, m, k_max)`` and ``(kinds, trials, k_max, n)``.
+
+    Trial t draws A from seed ``seed + 2t`` and B from the next.
+    """
+    fmt = fpsum.get_format(params.format)
+    a, b = [], []
+    for kind in INPUTS.values():
+        for trial in range(params.trials):
+            seed = params.seed + 2 * trial
+            a.append(fpsum.make_inputs(kind, params.k_max, fmt, seed, trials=params.m))  # type: ignore[arg-type]
+            b.append(fpsum.make_inputs(kind, params.k_max, fmt, seed + 1, trials=params.n).T)  # type: ignore[arg-type]
+    stack = (len(INPUTS), params.trials)
+    return np.stack(a).reshape(stack + a[0].shape), np.stack(b).reshape(stack + b[0].shape)
+
+
 def compute(params: MatmulParams) -> dict[tuple[str, str], np.ndarray]:
     """Per (inputs, accumulator): the relative Frobenius error of every trial at each K, ``(trials, len(ks))``.
 
-    One pass of running sums per trial gives every K; FP32 results are rounded to the
-    input format at the end, as a kernel that writes a BF16 output does.
+    One pass of running sums over every trial and kind of input gives every K; FP32 results
+    are rounded to the input format at the end, as a kernel that writes a BF16 output does.
     """
     fmt = fpsum.get_format(params.format)
     ks = params.ks
-    errors: dict[tuple[str, str], list[np.ndarray]] = {}
-    for name, kind in INPUTS.items():
-        for trial in range(params.trials):
-            seed = params.seed + 2 * trial
-            a = fpsum.make_inputs(kind, params.k_max, fmt, seed, trials=params.m)  # type: ignore[arg-type]
-            b = fpsum.make_inputs(kind, params.k_max, fmt, seed + 1, trials=params.n).T  # type: ignore[arg-type]
-            exact = exact_matmul(a, b, at=ks)
-            for acc in ACCUMULATE:
-                c_hat = matmul(a, b, fmt, fpsum.get_format(acc), at=ks)
-                rounded = fpsum.to_format(c_hat.astype(np.float64), fmt).astype(np.float64)
-                errors.setdefault((name, acc), []).append(relative_frobenius_error(rounded, exact))
-    return {key: np.stack(rows) for key, rows in errors.items()}
+    a, b = operands(params)
+    exact = exact_matmul(a, b, at=ks)  # (ks, kinds, trials, m, n)
+    errors: dict[tuple[str, str], np.ndarray] = {}
+    products = naive_matmuls(a, b, fmt, tuple(fpsum.get_format(acc) for acc in ACCUMULATE), at=ks)
+    for acc, c_hat in zip(ACCUMULATE, products):
+        rounded = fpsum.to_format(c_hat.astype(np.float64), fmt).astype(np.float64)
+        by_kind = np.moveaxis(relative_frobenius_error(rounded, exact), 0, -1)  # (kinds, trials, ks)
+        for name, kind_errors in zip(INPUTS, by_kind):
+            errors[(name, acc)] = kind_errors
+    return errors
 
 
 def draw(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams, palette: Palette) -> Figure:

@@ -16,8 +16,9 @@ import numpy as np
 from matplotlib.figure import Figure
 
 import fpsum
-from fpsum.dot import dot, exact_dot_running
-from fpsum.hardware import TruncatedAccumulator, truncated_dot
+from fpsum.dot import dot, exact_products
+from fpsum.exact import exact_running
+from fpsum.hardware import TruncatedAccumulator, truncated_sums
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
@@ -71,23 +72,28 @@ class Errors:
 
 
 def compute(params: PromotionParams) -> Errors:
-    """The three kinds of result for each kind of input, against the exact dot products."""
+    """The three kinds of result for each kind of input, against the exact dot products.
+
+    The products of both kinds go through each hardware model together, formed once.
+    """
     fmt = fpsum.get_format(params.format)
-    promoted, never, fp32 = {}, {}, {}
-    for kind in KINDS:
-        x = fpsum.make_inputs(kind, params.k, fmt, params.seed, trials=params.trials)  # type: ignore[arg-type]
-        y = fpsum.make_inputs(kind, params.k, fmt, params.seed + 1, trials=params.trials)  # type: ignore[arg-type]
-        exact = exact_dot_running(x, y, np.array([params.k]))[:, 0]
+    k = np.array([params.k])
+    pairs = {kind: (fpsum.make_inputs(kind, params.k, fmt, params.seed, trials=params.trials),  # type: ignore[arg-type]
+                    fpsum.make_inputs(kind, params.k, fmt, params.seed + 1, trials=params.trials))  # type: ignore[arg-type]
+             for kind in KINDS}
+    products = np.stack([exact_products(x, y) for x, y in pairs.values()])  # (kinds, trials, k), exact
+    exact = exact_running(products, k)[..., 0]
 
-        def error(result: np.ndarray, exact: np.ndarray = exact) -> np.ndarray:
-            return np.asarray(np.abs(result.astype(np.float64) - exact) / np.abs(exact))
+    def error(result: np.ndarray) -> np.ndarray:
+        return np.asarray(np.abs(result.astype(np.float64) - exact) / np.abs(exact))
 
-        promoted[kind] = np.stack([
-            error(truncated_dot(x, y, TruncatedAccumulator(params.bits, params.hw_block, int(every))))
-            for every in params.intervals.tolist()], axis=1)
-        never[kind] = error(truncated_dot(x, y, TruncatedAccumulator(params.bits, params.hw_block)))
-        fp32[kind] = error(dot(x, y, fmt, fpsum.FP32))
-    return Errors(promoted=promoted, never=never, fp32=fp32)
+    def truncated(every: int | None) -> np.ndarray:
+        return error(truncated_sums(products, TruncatedAccumulator(params.bits, params.hw_block, every), k)[..., 0])
+
+    promoted = np.stack([truncated(every) for every in params.intervals.tolist()], axis=-1)
+    never = truncated(None)
+    fp32 = error(np.stack([dot(x, y, fmt, fpsum.FP32) for x, y in pairs.values()]))
+    return Errors(promoted=dict(zip(KINDS, promoted)), never=dict(zip(KINDS, never)), fp32=dict(zip(KINDS, fp32)))
 
 
 def draw(errors: Errors, params: PromotionParams, palette: Palette) -> Figure:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -31,21 +32,33 @@ def _significand_bits(dtype: np.dtype) -> int:
     return int(info.nmant) + 1
 
 
-def _lowest_bit_exponent(values: np.ndarray, precision: int = 53) -> int:
-    """An exponent e such that every value is an integer multiple of 2**e (0 if all are zero).
+EXACT_BLOCK = 1 << 14
+"""Values converted to float64 at a time by :func:`exact_running`: a block that stays in cache."""
 
-    Values of ``precision`` significant bits are multiples of their ulp, and
-    the smallest magnitude has the smallest ulp: one pass, no per-value work.
+
+def _column_blocks(rows: np.ndarray) -> Iterator[tuple[int, int]]:
+    """``(begin, end)`` of consecutive column blocks of ``rows`` (2-D), about :data:`EXACT_BLOCK` values each."""
+    width = max(1, EXACT_BLOCK // max(rows.shape[0], 1))
+    for begin in range(0, rows.shape[-1], width):
+        yield begin, min(begin + width, rows.shape[-1])
+
+
+def _magnitude_range(rows: np.ndarray) -> tuple[float, float]:
+    """The smallest nonzero and the largest magnitude in ``rows`` (2-D, any float dtype), as float64.
+
+    ``(inf, 0.0)`` if every value is zero (-0.0 included).  ``ValueError`` for
+    NaN or inf: such a sum has no exact value.  One block at a time, so no
+    float64 copy of the whole array is made.
     """
-    if values.size == 0:
-        return 0
-    magnitudes = np.abs(values)
-    smallest = float(magnitudes.min())
-    if smallest == 0:
-        smallest = float(np.where(magnitudes > 0, magnitudes, np.inf).min())
-    if not math.isfinite(smallest):
-        return 0
-    return math.frexp(smallest)[1] - precision
+    smallest, largest = math.inf, 0.0
+    for begin, end in _column_blocks(rows):
+        magnitudes = np.abs(rows[:, begin:end].astype(np.float64))
+        block_largest = float(magnitudes.max(initial=0.0))  # NaN if there is one
+        if not math.isfinite(block_largest):
+            raise ValueError("an exact sum needs finite inputs")
+        largest = max(largest, block_largest)
+        smallest = min(smallest, float(magnitudes.min(where=magnitudes > 0, initial=math.inf)))
+    return smallest, largest
 
 
 LIMB_BITS = 31  # int64 cumulative sums of up to 2**32 limbs of 31 bits cannot overflow
@@ -92,10 +105,12 @@ def _float_level_prefixes(rows: np.ndarray, counts: np.ndarray, low: int, top: i
 
     Level k keeps the part of each value that is a multiple of its quantum
     2**(top - k*B) and at most half the previous quantum; with B = 52 - log2(n)
-    bits per level, every partial sum of one level is exact in float64.  The
-    rows are walked in column chunks that stay in cache, each level's sum
-    carried from chunk to chunk; the levels are then added with a single
-    rounding (fsum for three or more).
+    bits per level, every sum of one level's parts, in any order, is exact in
+    float64.  The rows (any float dtype) are walked in column blocks that stay
+    in cache, converted to float64 a block at a time; each level's parts are
+    summed between the wanted counts only (a prefix sum per count, not per
+    input) and carried from block to block.  The levels are then added with a
+    single rounding (fsum for three or more).
     """
     n = rows.shape[-1]
     bits = 52 - max(int(n - 1).bit_length(), 1)
@@ -109,10 +124,12 @@ def _float_level_prefixes(rows: np.ndarray, counts: np.ndarray, low: int, top: i
     wanted, position = np.unique(counts, return_inverse=True)
     levels = np.zeros((len(exponents), rows.shape[0], wanted.size))
     carried = np.zeros((len(exponents), rows.shape[0]))
-    chunk = max(1 << 12, (1 << 21) // rows.shape[0])
-    for begin in range(0, n, chunk):
-        end = min(begin + chunk, n)
-        inside = (wanted > begin) & (wanted <= end)
+    for begin, end in _column_blocks(rows):
+        first, last = np.searchsorted(wanted, (begin + 1, end + 1))  # the wanted counts in (begin, end]
+        ends = wanted[first:last] - begin
+        # Segments [0, e0), [e0, e1), ..., up to the block's end: their running sums are the
+        # prefix sums at the wanted counts and, last, the block's total.
+        starts = np.concatenate(([0], ends[ends < end - begin]))
         residual = rows[:, begin:end].astype(np.float64)  # a copy: it is consumed level by level
         for k, exponent in enumerate(exponents):
             if exponent == low:
@@ -120,8 +137,8 @@ def _float_level_prefixes(rows: np.ndarray, counts: np.ndarray, low: int, top: i
             else:
                 part = np.rint(residual * 2.0**-exponent) * 2.0**exponent  # exact: powers of two, rint
                 residual -= part  # exact: what is left lies below half a quantum, on the old grid
-            running = np.cumsum(part, axis=-1)  # exact: at most 52 bits per level
-            levels[k][:, inside] = carried[k][:, None] + running[:, wanted[inside] - begin - 1]
+            running = np.cumsum(np.add.reduceat(part, starts, axis=-1), axis=-1)  # exact: at most 52 bits per level
+            levels[k][:, first:last] = carried[k][:, None] + running[:, :last - first]
             carried[k] += running[:, -1]
     levels = levels[:, :, position]
     if len(exponents) == 1:
@@ -146,18 +163,19 @@ def exact_running(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     1..n; -0.0 counts as zero, and an exact zero sum is +0.0.
     """
     counts = np.asarray(at, dtype=np.int64)
-    wide = np.asarray(values, dtype=np.float64)
-    n = wide.shape[-1]
+    array = np.asarray(values)
+    if array.dtype.kind in "biu":  # booleans and integers: as float64, like every other value
+        array = array.astype(np.float64)
+    n = array.shape[-1]
     if counts.size and (counts.min() < 1 or counts.max() > n):
         raise ValueError("prefix lengths must lie between 1 and n")
-    if not np.all(np.isfinite(wide)):
-        raise ValueError("an exact sum needs finite inputs")
-    rows = wide.reshape(-1, n)
-    low = _lowest_bit_exponent(rows, _significand_bits(np.asarray(values).dtype))
-    largest = float(np.abs(rows).max()) if rows.size else 0.0
-    top = math.frexp(largest)[1] if largest else low
+    rows = array.reshape(-1, n)
+    smallest, largest = _magnitude_range(rows)
+    precision = _significand_bits(array.dtype)
+    low = math.frexp(smallest)[1] - precision if math.isfinite(smallest) else 0  # every value a multiple of 2**low
+    top = math.frexp(largest)[1] if largest else low  # every magnitude below 2**top
     if low > -1000 and top < 1000:
         out = _float_level_prefixes(rows, counts, low, top)
     else:  # FP64 values near its limits: integer limbs, slower but unlimited
-        out = np.array([_multi_limb_prefixes(row, counts, low) for row in rows])
-    return out.reshape(wide.shape[:-1] + (counts.size,))
+        out = np.array([_multi_limb_prefixes(row, counts, low) for row in rows.astype(np.float64)])
+    return out.reshape(array.shape[:-1] + (counts.size,))

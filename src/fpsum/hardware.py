@@ -56,6 +56,8 @@ from .formats import FP32
 from .rounding import add_rounded
 
 FLOAT64_BITS = 53
+SMALLEST_TERM = 2.0**-300  # below every nonzero exact product (FP32 subnormals squared are 2**-298) and sum
+EXPONENT_FIELD = np.uint64(0x7FF0_0000_0000_0000)
 
 
 @dataclass(frozen=True)
@@ -105,68 +107,134 @@ def _truncate_bits(values: np.ndarray, bits: int) -> np.ndarray:
     return cut
 
 
-def _products_in_steps(x: np.ndarray, y: np.ndarray, block: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The exact products ``(N, K)``, which of them are finite, and the finite ones in steps ``(steps, block, N)``.
-
-    The last step is padded with zeros, which change neither a step's largest
-    term nor its sum; non-finite products are zeros here (the callers put
-    them back as IEEE addition would).  ``TypeError`` / ``ValueError`` from
-    :func:`fpsum.dot.check_pair`.
-    """
-    check_pair(x, y)
-    exact = exact_products(x, y)
-    k = exact.shape[-1]
-    flat = exact.reshape(-1, k)
-    finite = np.isfinite(flat)
-    steps = -(-k // block)
-    padded = np.zeros((steps * block, flat.shape[0]))
-    padded[:k] = np.where(finite, flat, 0.0).T  # the loop walks k; trials are contiguous
-    return flat, finite, padded.reshape(steps, block, -1)
-
-
 def _step_scale(largest: np.ndarray, s: np.ndarray, bits: int) -> np.ndarray:
-    """1 / quantum of a step: 2**-(e_max - bits + 1), for the largest of its terms and the running sum ``s``.
+    """1 / quantum of a step: 2**(bits - e) for m = max(largest term, |s|) = f 2**e, f in [0.5, 1).
 
-    With |v| = m 2**e, m in [0.5, 1), frexp gives e = e_max + 1.  Zero terms
-    do not count; where every term and the sum are 0 the scale is 2**bits, and 0 stays 0.
+    Made from m's exponent field: a biased exponent E is e = E - 1022, so the
+    scale's is ``bits + 2045 - E``.  m is taken at least :data:`SMALLEST_TERM`,
+    which keeps that in range for every ``bits`` up to 50 and changes nothing
+    else: below it there is only 0, where every term and the sum are 0 and stay 0.
     """
-    _, exponent = np.frexp(np.maximum(largest, np.abs(s)))
-    scale: np.ndarray = np.ldexp(1.0, bits - exponent)
+    magnitude = np.maximum(np.maximum(largest, np.abs(s)), SMALLEST_TERM)
+    field = np.uint64((bits + 2045) << 52) - (magnitude.view(np.uint64) & EXPONENT_FIELD)
+    scale: np.ndarray = field.view(np.float64)
     return scale
 
 
-def _narrow_steps(p: np.ndarray, model: TruncatedAccumulator) -> tuple[np.ndarray, np.ndarray]:
-    """The narrow sum after each prefix of each step, and the FP32 accumulator each step starts from.
+def _step(s: np.ndarray, terms: np.ndarray, bits: int) -> np.ndarray:
+    """One step of the narrow sum from ``s`` with ``terms`` (``(block, ...)``, finite, zero-padded): the new sum.
 
-    ``p`` is ``(steps, block, N)``: finite exact products, zero-padded.
-    Returns ``(steps, block, N)`` narrow sums (entry ``[t, j]`` after the
-    first ``j + 1`` products of step t) and ``(steps, N)`` accumulators.
+    In units of the quantum the truncated terms are whole numbers below
+    2**bits, so their sum is exact; a carry may make it longer, and the
+    normalisation cuts it back to ``bits`` bits.  :func:`_narrow_run` makes
+    the same step in place.
+    """
+    scale = _step_scale(np.abs(terms).max(axis=0), s, bits)
+    aligned = np.trunc(terms * scale).sum(axis=0) + np.trunc(s * scale)
+    result: np.ndarray = _truncate_bits(aligned, bits) / scale
+    return result
+
+
+def _narrow_run(p: np.ndarray, bits: int) -> np.ndarray:
+    """The narrow sum over the steps of ``p`` from 0: where it stands before each step, and at the end.
+
+    ``p`` is ``(steps, block, N)``, finite products zero-padded (zeros change
+    neither a step's largest term nor its sum); the result is ``(steps + 1,
+    N)``.  The steps are :func:`_step`'s, operation for operation, in place:
+    a loop over thousands of steps spends its time in calls.  The running sum
+    is kept as an extra first term of every step, so that one product,
+    truncation and sum take it with the others, and its exponent field
+    stands in for its magnitude.
     """
     steps, block, n = p.shape
-    bits = model.bits
-    # Largest magnitude among the first j + 1 products of each step, all steps at once.
-    largest = np.abs(p)
-    for j in range(1, block):  # a running maximum over the short axis; faster than maximum.accumulate there
-        np.maximum(largest[:, j], largest[:, j - 1], out=largest[:, j])
-    upto = np.tril(np.ones((block, block)))[:, :, np.newaxis]  # upto[j, i] = 1 if product i is in prefix j
-    narrow = np.empty_like(p)
-    promoted = np.zeros((steps, n))
-    s = np.zeros(n)
-    wide = np.zeros(n)  # float64 holding FP32 values
-    steps_per_promotion = None if model.promote_every is None else model.promote_every // block
+    terms = np.zeros((steps + 1, block + 1, n))
+    terms[:-1, 1:] = p
+    largest = np.maximum(np.abs(p).max(axis=1), SMALLEST_TERM).view(np.uint64) & EXPONENT_FIELD  # (steps, N)
+    top = np.uint64((bits + 2045) << 52)
+    keep = np.uint64(~((1 << (FLOAT64_BITS - bits)) - 1) & 0xFFFF_FFFF_FFFF_FFFF)
+    scale, aligned, cut = np.empty(n), np.empty(n), np.empty((block + 1, n))
+    field, sum_bits = scale.view(np.uint64), aligned.view(np.uint64)
     for t in range(steps):
-        promoted[t] = wide
-        scale = _step_scale(largest[t], s, bits)
-        # In units of the quantum: truncated terms are integers below 2**bits, so every sum is exact.
-        units = np.trunc(p[t][np.newaxis] * scale[:, np.newaxis]) * upto
-        aligned = units.sum(axis=1) + np.trunc(s * scale)
-        result = _truncate_bits(aligned, bits) / scale  # normalise: a carry may have made it longer
-        narrow[t] = result
-        s = result[-1]
-        if steps_per_promotion is not None and (t + 1) % steps_per_promotion == 0:
-            wide = add_rounded(wide, s, FP32).astype(np.float64)
-            s = np.zeros(n)
-    return narrow, promoted
+        np.bitwise_and(terms[t, 0].view(np.uint64), EXPONENT_FIELD, out=field)  # |s|'s exponent: its sign left out
+        np.maximum(field, largest[t], out=field)
+        np.subtract(top, field, out=field)
+        np.multiply(terms[t], scale, out=cut)
+        np.trunc(cut, out=cut)
+        np.add.reduce(cut, axis=0, out=aligned)
+        np.bitwise_and(sum_bits, keep, out=sum_bits)
+        np.divide(aligned, scale, out=terms[t + 1, 0])
+    sums: np.ndarray = terms[:, 0]
+    return sums
+
+
+def _into_fp32(narrow: np.ndarray) -> np.ndarray:
+    """The FP32 accumulator before and after each promotion: ``w[g + 1] = RN_fp32(w[g] + narrow[g])``, ``w[0] = 0``.
+
+    ``narrow`` is ``(G, N)``, the result ``(G + 1, N)``.
+
+    Narrow sums that FP32 holds exactly make this FP32 addition, one running
+    sum; others go through :func:`fpsum.rounding.add_rounded`, one at a time.
+    An overflow is +-inf and stays (a finite narrow sum cannot undo it).
+    """
+    out = np.zeros((narrow.shape[0] + 1,) + narrow.shape[1:])
+    with np.errstate(over="ignore"):
+        single = narrow.astype(np.float32)
+        if np.array_equal(single.astype(np.float64), narrow):
+            out[1:] = np.add.accumulate(single, axis=0)  # each FP32 addition rounds the exact sum once
+            return out
+    for g, pending in enumerate(narrow):
+        out[g + 1] = add_rounded(out[g], pending, FP32).astype(np.float64)
+    return out
+
+
+def truncated_sums(products: np.ndarray, model: TruncatedAccumulator, at: np.ndarray) -> np.ndarray:
+    """The truncating accumulator over exact ``products`` (float64, ``(..., K)``), read after the first ``at[j]``.
+
+    The products are those of two values of the input formats, as
+    :func:`fpsum.dot.exact_products` forms them (so none is nonzero below
+    2**-298).  Shape ``(..., len(at))``, float64; ``at`` holds counts from 1
+    to K, in any order.  The result for a count is the model's, as
+    :func:`truncated_dot_running` describes: the steps before the count's
+    own, then a step of the products of its step up to it; with promotion,
+    the FP32 accumulator plus that pending narrow sum, rounded once.  The
+    narrow sum restarts from 0 after every promotion, so each stretch of
+    ``promote_every`` products is summed on its own, all stretches at once;
+    the FP32 accumulator then adds up the stretches' sums.  Non-finite
+    products pass by the narrow sum as in :func:`truncated_dot_running`.
+    ``ValueError`` for counts outside 1..K.
+    """
+    k = products.shape[-1]
+    counts = np.asarray(at, dtype=np.int64)
+    if counts.ndim != 1 or counts.size == 0 or counts.min() < 1 or counts.max() > k:
+        raise ValueError(f"counts must lie between 1 and K = {k}")
+    flat = products.reshape(-1, k)
+    n, block = flat.shape[0], model.block
+    finite = np.isfinite(flat)
+    steps = -(-k // block)
+    per_stretch = steps if model.promote_every is None else model.promote_every // block
+    stretches = -(-steps // per_stretch)
+    padded = np.zeros((stretches * per_stretch * block, n))
+    padded[:k] = np.where(finite, flat, 0.0).T  # the loop walks k; trials are contiguous
+    # Step u of stretch g is step u of the run over columns g * N .. (g + 1) * N.
+    p = padded.reshape(stretches, per_stretch, block, n).transpose(1, 2, 0, 3).reshape(per_stretch, block, -1)
+    step, length = (counts - 1) // block, (counts - 1) % block + 1
+    stretch, within = step // per_stretch, step % per_stretch
+    sums = _narrow_run(p, model.bits).reshape(per_stretch + 1, stretches, n)
+    # Each count's own step, from where the run stood: its products up to the count, zeros after.
+    by_stretch = p.reshape(per_stretch, block, stretches, n)
+    terms = np.where(np.arange(block)[:, np.newaxis, np.newaxis] < length[:, np.newaxis],
+                     np.moveaxis(by_stretch[within, :, stretch], 1, 0), 0.0)  # (block, counts, N)
+    narrow = _step(sums[within, stretch], terms, model.bits)
+    if model.promote_every is None:
+        out = narrow
+    else:
+        wide = _into_fp32(sums[-1])
+        out = add_rounded(wide[stretch], narrow, FP32).astype(np.float64)
+    if not finite.all():
+        with np.errstate(invalid="ignore"):
+            special = np.add.accumulate(np.where(finite, 0.0, flat), axis=-1)[:, counts - 1].T  # inf + -inf is NaN
+        out = np.where(np.isfinite(special), out, special)
+    return np.ascontiguousarray(out.T).reshape(products.shape[:-1] + (counts.size,))
 
 
 def truncated_dot_running(x: np.ndarray, y: np.ndarray, model: TruncatedAccumulator) -> np.ndarray:
@@ -183,58 +251,17 @@ def truncated_dot_running(x: np.ndarray, y: np.ndarray, model: TruncatedAccumula
     would combine them: after a NaN product (NaN input, or inf * 0) the
     result is NaN, after an infinity it is that infinity, after both
     infinities NaN.  ``TypeError`` / ``ValueError`` for inputs of other
-    dtypes, mismatched shapes or no pairs.
+    dtypes, mismatched shapes or no pairs.  (:func:`truncated_sums` at every count.)
     """
-    flat, finite, steps = _products_in_steps(x, y, model.block)
-    k = flat.shape[-1]
-    narrow, promoted = _narrow_steps(steps, model)
-    if model.promote_every is not None:
-        result = add_rounded(promoted[:, np.newaxis, :], narrow, FP32).astype(np.float64)
-    else:
-        result = narrow
-    out = result.reshape(-1, flat.shape[0])[:k].T
-    if not finite.all():
-        with np.errstate(invalid="ignore"):
-            special = np.add.accumulate(np.where(finite, 0.0, flat), axis=-1)  # inf + -inf is NaN; NaN stays
-        out = np.where(np.isfinite(special), out, special)
-    return np.ascontiguousarray(out).reshape(x.shape[:-1] + (k,))
-
-
-def _final_steps(p: np.ndarray, model: TruncatedAccumulator) -> tuple[np.ndarray, np.ndarray]:
-    """The narrow sum after the last step, and the FP32 accumulator it is added to: ``(N,)`` each.
-
-    :func:`_narrow_steps` without the prefixes inside a step, which only the
-    running results need: zero padding changes neither the largest term of
-    a step nor its sum, so the last step's full sum is the last product's result.
-    """
-    steps, _, n = p.shape
-    largest = np.abs(p).max(axis=1)  # (steps, N): every step's largest product, at once
-    s = np.zeros(n)
-    wide = np.zeros(n)
-    steps_per_promotion = None if model.promote_every is None else model.promote_every // model.block
-    for t in range(steps):
-        scale = _step_scale(largest[t], s, model.bits)
-        aligned = np.trunc(p[t] * scale).sum(axis=0) + np.trunc(s * scale)
-        s = _truncate_bits(aligned, model.bits) / scale
-        if steps_per_promotion is not None and (t + 1) % steps_per_promotion == 0 and t + 1 < steps:
-            wide = add_rounded(wide, s, FP32).astype(np.float64)
-            s = np.zeros(n)
-    return s, wide
+    check_pair(x, y)
+    return truncated_sums(exact_products(x, y), model, np.arange(1, x.shape[-1] + 1))
 
 
 def truncated_dot(x: np.ndarray, y: np.ndarray, model: TruncatedAccumulator) -> np.ndarray:
     """The final value of :func:`truncated_dot_running`, shape ``x.shape[:-1]`` (float64), bit for bit.
 
-    Computed without the results inside each step, about ``block`` times less
-    work.  The same rules for NaN, inf and -0.0 (a zero result is +0.0) and
-    the same errors.
+    Computed for the last count only (:func:`truncated_sums`).  The same
+    rules for NaN, inf and -0.0 (a zero result is +0.0) and the same errors.
     """
-    flat, finite, steps = _products_in_steps(x, y, model.block)
-    narrow, wide = _final_steps(steps, model)
-    out = add_rounded(wide, narrow, FP32).astype(np.float64) if model.promote_every is not None else narrow
-    if not finite.all():
-        with np.errstate(invalid="ignore"):
-            special = np.add.reduce(np.where(finite, 0.0, flat), axis=-1)  # inf + -inf is NaN; NaN stays
-        out = np.where(np.isfinite(special), out, special)
-    return np.asarray(out).reshape(x.shape[:-1])
-
+    check_pair(x, y)
+    return truncated_sums(exact_products(x, y), model, np.array([x.shape[-1]]))[..., 0]

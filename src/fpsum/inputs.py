@@ -19,6 +19,9 @@ from .rounding import to_format
 InputKind = Literal["uniform", "ones", "normal", "squares", "exp", "symmetric"]
 INPUT_KINDS: tuple[InputKind, ...] = get_args(InputKind)
 
+DRAW_BLOCK = 1 << 14
+"""Values drawn and rounded at a time: a float64 block that stays in cache (a multiple of any SIMD width)."""
+
 INPUT_LABELS: dict[InputKind, str] = {
     "uniform": "uniform [0, 1)",
     "ones": "all ones",
@@ -63,21 +66,50 @@ def input_chunks(kind: InputKind, n: int, fmt: Format, seed: int, trials: int, c
         yield _draw(kind, (min(chunk, trials - start), n), rng, fmt)
 
 
+def input_blocks(kind: InputKind, n: int, fmt: Format, seed: int, block: int) -> Iterator[np.ndarray]:
+    """The values of ``make_inputs(kind, n, fmt, seed)``, ``block`` at a time (the last block may be shorter).
+
+    The stream drawn in consecutive pieces gives the same values, so a
+    caller that needs only the first inputs can stop early.  Like
+    :func:`make_inputs`, never NaN, inf or -0.0.
+    """
+    if n < 1 or block < 1:
+        raise ValueError(f"n and block must be at least 1, got {n}, {block}")
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, block):
+        yield _draw(kind, (min(block, n - start),), rng, fmt)
+
+
 def _draw(kind: InputKind, shape: tuple[int, ...], rng: np.random.Generator, fmt: Format) -> np.ndarray:
-    if kind == "uniform":
-        drawn = rng.random(shape)
-    elif kind == "ones":
-        drawn = np.ones(shape)
-    elif kind == "normal":
-        drawn = rng.standard_normal(shape)
-    elif kind == "squares":
-        drawn = rng.random(shape) ** 2
-    elif kind == "exp":
-        drawn = np.exp(-3.0 * rng.random(shape))
-    elif kind == "symmetric":
-        drawn = 2.0 * rng.random(shape) - 1.0  # exact in float64: a double of a multiple of 2**-53, minus 1
-    else:
+    """``shape`` values of ``kind`` from ``rng``, in ``fmt``, drawn and rounded a block at a time.
+
+    Drawing the stream in consecutive blocks gives the same values as one
+    draw; the float64 draws never exist all at once, only the stored values.
+    """
+    if kind not in INPUT_KINDS:
         raise ValueError(f"unknown input kind {kind!r} (known: {', '.join(INPUT_KINDS)})")
+    out = np.empty(shape, dtype=fmt.dtype)
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, DRAW_BLOCK):
+        stop = min(start + DRAW_BLOCK, flat.size)
+        flat[start:stop] = _draw_block(kind, stop - start, rng, fmt)
+    return out
+
+
+def _draw_block(kind: InputKind, count: int, rng: np.random.Generator, fmt: Format) -> np.ndarray:
+    """The next ``count`` values of ``kind`` from ``rng``, rounded once to ``fmt``."""
+    if kind == "uniform":
+        drawn = rng.random(count)
+    elif kind == "ones":
+        drawn = np.ones(count)
+    elif kind == "normal":
+        drawn = rng.standard_normal(count)
+    elif kind == "squares":
+        drawn = rng.random(count) ** 2
+    elif kind == "exp":
+        drawn = np.exp(-3.0 * rng.random(count))
+    else:  # symmetric
+        drawn = 2.0 * rng.random(count) - 1.0  # exact in float64: a double of a multiple of 2**-53, minus 1
     rounded = to_format(drawn, fmt)
     # A tiny negative draw rounds to -0.0 in a narrow format; adding +0 makes it +0.0 and changes nothing else.
     return rounded + np.zeros((), dtype=fmt.dtype)

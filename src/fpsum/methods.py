@@ -33,6 +33,8 @@ from .rounding import stochastic_round
 Method = Literal["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic", "sumtwo", "sumk", "correct"]
 METHODS: tuple[Method, ...] = get_args(Method)
 DEFAULT_BLOCK = 128
+NAIVE_BLOCK = 1 << 14
+"""Running totals held at a time by :func:`naive_at`: a block that stays in cache."""
 ROUNDING_STREAM = 0x5352  # keeps stochastic rounding's draws apart from the inputs' stream
 
 METHOD_LABELS: dict[str, str] = {
@@ -67,6 +69,40 @@ def naive_running(values: np.ndarray, fmt: Format) -> np.ndarray:
     _check(values, fmt)
     with np.errstate(over="ignore", invalid="ignore"):
         return np.add.accumulate(values, axis=-1)
+
+
+def _prefix_counts(counts: np.ndarray, n: int) -> np.ndarray:
+    """``counts`` as int64, checked to lie between 1 and ``n`` (``ValueError`` otherwise)."""
+    wanted = np.asarray(counts, dtype=np.int64)
+    if wanted.size and (wanted.min() < 1 or wanted.max() > n):
+        raise ValueError("prefix lengths must lie between 1 and n")
+    return wanted
+
+
+def naive_at(values: np.ndarray, fmt: Format, counts: np.ndarray) -> np.ndarray:
+    """``naive_running(values, fmt)[..., counts - 1]``, a block of inputs at a time.
+
+    The running totals are carried from block to block, each block's first
+    addition being ``fl(total + x)`` as in one pass, so the same bits come
+    out and only a block of running totals is ever held.  Counts in any
+    order, repeats allowed; ``ValueError`` outside 1..n.  NaN, inf and -0.0
+    as in :func:`naive_running`.
+    """
+    _check(values, fmt)
+    n = values.shape[-1]
+    wanted, position = np.unique(_prefix_counts(counts, n), return_inverse=True)
+    rows = values.reshape(-1, n)
+    picked = np.empty((rows.shape[0], wanted.size), dtype=values.dtype)
+    width = max(1, NAIVE_BLOCK // rows.shape[0])
+    carried = rows[:, :0]  # the running total so far: none before the first input
+    with np.errstate(over="ignore", invalid="ignore"):
+        for begin in range(0, int(wanted.max(initial=0)), width):
+            block = np.concatenate([carried, rows[:, begin:begin + width]], axis=-1)  # fl(total + x) comes first
+            running = np.add.accumulate(block, axis=-1)[:, carried.shape[-1]:]
+            first, last = np.searchsorted(wanted, (begin + 1, begin + width + 1))  # the counts in this block
+            picked[:, first:last] = running[:, wanted[first:last] - begin - 1]
+            carried = running[:, -1:]
+    return picked[:, position].reshape(values.shape[:-1] + position.shape)
 
 
 def wide_running(values: np.ndarray, fmt: Format) -> np.ndarray:
@@ -168,6 +204,59 @@ def pairwise_running(values: np.ndarray, fmt: Format) -> np.ndarray:
             level = level[..., 0::2] + level[..., 1::2]
             half *= 2
     return running[..., :n]
+
+
+def pairwise_at(values: np.ndarray, fmt: Format, counts: np.ndarray) -> np.ndarray:
+    """``pairwise_sum(values[..., :c])`` for each c in ``counts``: shape ``values.shape[:-1] + (len(counts),)``.
+
+    The tree of a prefix of c inputs is one aligned balanced block per binary
+    digit of c, largest first, added from the smallest up (each block is the
+    left part of what follows it).  A balanced block is an entry of the
+    pyramid of pair sums (level a holds the sums of the aligned blocks of
+    2**a inputs), so one pyramid up to ``max(counts)`` gives every prefix: about
+    ``max(counts)`` additions in all, however many counts, and the same bits as
+    the tree.  Counts in any order, repeats allowed; ``ValueError`` outside
+    1..n.  NaN, inf and -0.0 as in :func:`pairwise_sum`.
+    """
+    _check(values, fmt)
+    wanted = _prefix_counts(counts, values.shape[-1])
+    lead = values.shape[:-1]
+    sums = np.zeros(lead + wanted.shape, dtype=values.dtype)
+    started = np.zeros(wanted.shape, dtype=bool)  # whether a count has had its first (smallest) block
+    longest = int(wanted.max(initial=0))
+    level = values[..., :longest]
+    with np.errstate(over="ignore", invalid="ignore"):
+        for a in range(longest.bit_length()):
+            if a:
+                pairs = level.shape[-1] // 2
+                level = level[..., 0:2 * pairs:2] + level[..., 1:2 * pairs:2]
+            digit = (wanted >> a) & 1 == 1
+            block = level[..., (wanted[digit] >> a) - 1]  # the aligned block of 2**a inputs that ends at the digit
+            sums[..., digit] = np.where(started[digit], block + sums[..., digit], block)
+            started |= digit
+    return sums
+
+
+def blocked_sum(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK) -> np.ndarray:
+    """The last entry of :func:`blocked_running`, from the block sums alone (shape ``values.shape[:-1]``).
+
+    The naive sum of each block (the last one may be shorter), then the
+    naive sum of those: the same additions as the running version's last
+    total, without a running total per input.  ``block`` must be at least 1.
+    NaN, inf and -0.0 as in :func:`blocked_running`.
+    """
+    _check(values, fmt)
+    if block < 1:
+        raise ValueError(f"block size must be at least 1, got {block}")
+    n = values.shape[-1]
+    whole = n - n % block  # the inputs in complete blocks
+    lead = values.shape[:-1]
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = np.add.accumulate(values[..., :whole].reshape(lead + (whole // block, block)), axis=-1)[..., -1]
+        if whole < n:
+            sums = np.concatenate([sums, np.add.accumulate(values[..., whole:], axis=-1)[..., -1:]], axis=-1)
+        final: np.ndarray = np.add.accumulate(sums, axis=-1)[..., -1]
+    return final
 
 
 # --8<-- [start:neumaier]
@@ -291,12 +380,14 @@ def total(method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAU
           folds: int = DEFAULT_FOLDS) -> np.ndarray:
     """The final sum of ``method`` over the last axis (shape ``values.shape[:-1]``).
 
-    The same value as the last running total; pairwise, Sum2, SumK and the
-    correctly rounded sum are computed directly, which is cheaper than every
-    prefix.  NaN, inf and -0.0 as in the running version of the method.
+    The same value as the last running total; pairwise, blocked, Sum2, SumK
+    and the correctly rounded sum are computed directly, which is cheaper than
+    every prefix.  NaN, inf and -0.0 as in the running version of the method.
     """
     if method == "pairwise":
         return pairwise_sum(values, fmt)
+    if method == "blocked":
+        return blocked_sum(values, fmt, block)
     if method in ("sumtwo", "sumk"):
         return sum_k(values, fmt, 2 if method == "sumtwo" else folds)
     if method == "correct":

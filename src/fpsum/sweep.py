@@ -9,7 +9,7 @@ import numpy as np
 from .exact import exact_running
 from .formats import Format
 from .inputs import InputKind, input_chunks
-from .methods import Method, pairwise_sum, running_totals
+from .methods import Method, naive_at, pairwise_at, running_totals
 
 
 @dataclass(frozen=True)
@@ -57,9 +57,10 @@ def run_sweep(
 
     One seeded ``(trials, n_max)`` draw; the first n inputs of a trial are
     that trial's size-n sample, so one pass of running totals gives every n.
-    Pairwise sums are taken directly at each n, which is cheaper than every
-    prefix.  Trials are processed in chunks of at most 2**24 inputs, with the
-    same values as one draw.  A NaN or inf total gives an infinite error.
+    Pairwise sums at every n come from one pyramid of pair sums, since the
+    tree of n inputs is a balanced block per binary digit of n.  Trials are
+    processed in chunks of at most 2**24 inputs, with the same values as one
+    draw.  A NaN or inf total gives an infinite error.
     """
     ns = log_grid(n_max, per_octave)
     chunk = max(1, (1 << 24) // n_max)
@@ -77,7 +78,13 @@ def run_sweep(
 
 
 def _totals_at(method: Method, values: np.ndarray, fmt: Format, ns: np.ndarray, seed: int) -> np.ndarray:
-    """The method's sum of the first n inputs for each n in ``ns``: shape ``(trials, len(ns))``."""
+    """The method's sum of the first n inputs for each n in ``ns``: shape ``(trials, len(ns))``.
+
+    Naive and pairwise sums are computed at the counts only; the other
+    methods' running totals are computed in full and picked at ``ns - 1``.
+    """
     if method == "pairwise":
-        return np.stack([pairwise_sum(values[:, :n], fmt) for n in ns.tolist()], axis=-1)
+        return pairwise_at(values, fmt, ns)
+    if method == "naive":
+        return naive_at(values, fmt, ns)
     return running_totals(method, values, fmt, seed=seed)[:, ns - 1]
