@@ -9,6 +9,7 @@ real figures with their real data.
 
 from __future__ import annotations
 
+import io
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -19,6 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
+from PIL import Image
 
 import fpsum
 from figures import blocked, error_vs_n, mpl, neumaier, races, spacing, stochastic_race
@@ -248,6 +250,22 @@ def test_the_dark_figure_takes_the_light_figures_layout_only_when_they_match() -
     files = mpl.render(differs, "differs")
     assert files["figures/differs-dark.svg"].count(b'id="axes_') == 2
     assert not plt.get_fignums()
+
+
+def test_the_slide_png_is_matplotlibs_picture_on_white_without_the_alpha_channel(figure: Callable[..., Figure]) -> None:
+    fig = figure(figsize=(4.0, 3.0))
+    ax = fig.subplots()
+    ax.plot([0, 1], [0, 1], lw=3, alpha=0.5)
+    ax.set_title("half-transparent line")
+    fig.set_layout_engine("none")
+    ours = Image.open(io.BytesIO(mpl.png_bytes(fig)))
+    reference = io.BytesIO()
+    fig.savefig(reference, format="png", dpi=mpl.SLIDE_WIDTH_PX / 4.0, facecolor="white")
+    theirs = Image.open(reference)
+    assert ours.mode == "RGB" and theirs.mode == "RGBA" and ours.size == theirs.size == (1920, 1440)
+    assert np.asarray(theirs)[..., 3].min() == 255  # on white nothing is see-through: no information is lost
+    assert np.array_equal(np.asarray(ours), np.asarray(theirs.convert("RGB")))
+    assert round(ours.info["dpi"][0]) == 480
 
 
 # ---------------------------------------------------------------- the real figures, with their real data
