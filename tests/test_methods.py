@@ -152,6 +152,19 @@ def test_pairwise_at_is_the_reference_at_every_count(fmt: Format, kind: str, n: 
     assert_same_bits(pairwise_at(stacked, fmt, shuffled), np.stack([want, want[::-1]])[..., shuffled - 1])
 
 
+@pytest.mark.parametrize("chunk", (1, 2, 8, 64))
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_pairwise_at_in_chunks_of_any_size(fmt: Format, kind: str, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks far smaller than the counts: the digits below a chunk and above it still add up to the tree."""
+    monkeypatch.setattr("fpsum.methods.PAIRWISE_CHUNK", chunk)
+    values = cached_values(fmt.name, kind, 257)
+    want = from_floats([reference.pairwise_prefixes(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
+    assert_same_bits(pairwise_at(values, fmt, np.arange(1, 258)), want)
+    counts = np.array([257, 64, 1, 128, 65, 256, 64])
+    assert_same_bits(pairwise_at(values, fmt, counts), want[:, counts - 1])
+
+
 @pytest.mark.parametrize("block", (1, 5, 64, 1 << 14))
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("fmt", FORMATS, ids=ids)
