@@ -24,11 +24,12 @@ from collections.abc import Callable
 from typing import Literal, get_args
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .cascaded import DEFAULT_FOLDS, sum_k, sum_k_running
 from .correct import correct_running, correct_sum
 from .formats import Format, accumulator_for
-from .rounding import stochastic_round
+from .rounding import stochastic_round, stochastic_run
 
 Method = Literal["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic", "sumtwo", "sumk", "correct"]
 METHODS: tuple[Method, ...] = get_args(Method)
@@ -38,6 +39,7 @@ NAIVE_BLOCK = 1 << 14
 PAIRWISE_CHUNK = 1 << 14
 """Inputs per aligned chunk whose pair sums :func:`pairwise_at` takes in cache (a power of two)."""
 ROUNDING_STREAM = 0x5352  # keeps stochastic rounding's draws apart from the inputs' stream
+RUN_MIN, RUN_LIMIT = 16, 1024  # stochastic rounding's runs: 64 trials of 1024 float64 values fit in a core's cache
 
 METHOD_LABELS: dict[str, str] = {
     "naive": "naive",
@@ -394,16 +396,69 @@ def stochastic_running(values: np.ndarray, fmt: Format, seed: int = 0) -> np.nda
     stream of its own, because draws equal to the ones that made the inputs
     (same seed) would be correlated with them and bias every rounding.  See
     :func:`fpsum.rounding.stochastic_round` for overflow, NaN and -0.
+
+    The result is :func:`fpsum.rounding.stochastic_round` applied once per
+    input, bit for bit; up to FP32 it is computed a run of inputs at a time
+    (:func:`_stochastic_runs`).
     """
     _check(values, fmt)
-    columns = np.ascontiguousarray(np.moveaxis(values, -1, 0)).astype(np.float64)
-    draws = np.random.default_rng([ROUNDING_STREAM, seed]).random(columns.shape)
-    totals = np.empty(columns.shape, dtype=values.dtype)
-    s = np.zeros(columns.shape[1:], dtype=values.dtype)
-    for i, x in enumerate(columns):
-        s = stochastic_round(s.astype(np.float64), x, fmt, draws[i])
-        totals[i] = s
-    return np.moveaxis(totals, 0, -1)
+    n = values.shape[-1]
+    rows = values.reshape(-1, n)
+    # draws[i] holds step i's draws, trial after trial; RUN_LIMIT more at the end are drawn and never used.
+    draws = np.random.default_rng([ROUNDING_STREAM, seed]).random((n + RUN_LIMIT, rows.shape[0]))
+    totals = _stochastic_runs(rows, fmt, draws) if fmt.precision <= 24 else _stochastic_steps(rows, fmt, draws)
+    return totals.astype(fmt.dtype).reshape(values.shape)
+
+
+def _stochastic_steps(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
+    """Stochastic running totals (float64) along ``rows`` (trials of ``fmt``), a :func:`stochastic_round` per input."""
+    totals = np.empty(rows.shape)
+    s = np.zeros(rows.shape[0], dtype=fmt.dtype)
+    for i in range(rows.shape[1]):
+        s = stochastic_round(s.astype(np.float64), rows[:, i].astype(np.float64), fmt, draws[i])
+        totals[:, i] = s
+    return totals
+
+
+def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
+    """Stochastic running totals (float64) along ``rows`` (trials of ``fmt``, FP32 or narrower), a run at a time.
+
+    Each trial keeps its own place and total.  :func:`fpsum.rounding.stochastic_run`
+    rounds the next inputs as if the sums stayed in the binade of the first
+    one, all at once, and says how many totals that got right; a trial moves
+    on by that many, or by one step of :func:`fpsum.rounding.stochastic_round`
+    where it got none.  The runs lengthen while trials use them whole and
+    shorten when totals wander across binades, between ``RUN_MIN`` and
+    ``RUN_LIMIT``.  The same bits as :func:`_stochastic_steps`: the same
+    draw for the same step, the same rounding.
+    """
+    trials, n = rows.shape
+    inputs = np.zeros((trials, n + RUN_LIMIT))  # padded, so that a run may reach past the last input
+    inputs[:, :n] = rows
+    totals = np.empty_like(inputs)
+    # [trial, step, :k]: the k inputs, draws or totals from that step on (views, no copies).
+    input_runs = sliding_window_view(inputs, RUN_LIMIT, axis=1)
+    draw_runs = sliding_window_view(draws, RUN_LIMIT, axis=0).swapaxes(0, 1)
+    total_runs = sliding_window_view(totals, RUN_LIMIT, axis=1, writeable=True)
+    going = np.arange(trials)  # the trials not yet at the end ...
+    at = np.zeros(trials, dtype=np.int64)  # ... the step each has reached ...
+    s = np.zeros(trials)  # ... and its total so far
+    width = RUN_MIN
+    while going.size:
+        x = input_runs[going, at, :width]
+        u = draw_runs[going, at, :width]
+        run, held = stochastic_run(s, x, u, fmt)
+        alone = held == 0  # the first sum overflows, or float64 rounds it: the reference step
+        if alone.any():
+            run[alone, 0] = stochastic_round(s[alone], x[alone, 0], fmt, u[alone, 0])
+            held[alone] = 1
+        total_runs[going, at, :width] = run  # what did not hold is written over by later runs
+        s = run[np.arange(going.size), held - 1]
+        at += held
+        width = int(np.clip(2 * held.mean(), RUN_MIN, RUN_LIMIT))
+        left = at < n
+        going, at, s = going[left], at[left], s[left]
+    return totals[:, :n]
 
 
 RUNNING: dict[Method, Callable[[np.ndarray, Format], np.ndarray]] = {
