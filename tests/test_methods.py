@@ -152,6 +152,19 @@ def test_pairwise_at_is_the_reference_at_every_count(fmt: Format, kind: str, n: 
     assert_same_bits(pairwise_at(stacked, fmt, shuffled), np.stack([want, want[::-1]])[..., shuffled - 1])
 
 
+@pytest.mark.parametrize("chunk", (1, 2, 8, 64))
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_pairwise_at_in_chunks_of_any_size(fmt: Format, kind: str, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks far smaller than the counts: the digits below a chunk and above it still add up to the tree."""
+    monkeypatch.setattr("fpsum.methods.PAIRWISE_CHUNK", chunk)
+    values = cached_values(fmt.name, kind, 257)
+    want = from_floats([reference.pairwise_prefixes(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
+    assert_same_bits(pairwise_at(values, fmt, np.arange(1, 258)), want)
+    counts = np.array([257, 64, 1, 128, 65, 256, 64])
+    assert_same_bits(pairwise_at(values, fmt, counts), want[:, counts - 1])
+
+
 @pytest.mark.parametrize("block", (1, 5, 64, 1 << 14))
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("fmt", FORMATS, ids=ids)
@@ -167,6 +180,29 @@ def test_naive_at_carries_the_running_total_across_blocks(fmt: Format, kind: str
     counts = np.array([257, 1, 64, 65, 64, 2])
     assert_same_bits(naive_at(values, fmt, counts), want[:, counts - 1])
     assert_same_bits(naive_at(values[0], fmt, counts), want[0, counts - 1])
+
+
+@pytest.mark.parametrize("block", (1, 3, 64))
+@pytest.mark.parametrize("fmt", (FP16, BF16, E4M3, E5M2), ids=ids)
+def test_naive_at_skips_only_what_stalls(fmt: Format, block: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sum that stalls and moves again, in small blocks.  At S = 2**p the gap is 2 above and 1 below:
+    ones are ties that round back (to even), 7/16 rounds back from either side, -1/2 is a tie that rounds
+    back, -5/8 moves the sum to S - 1 (odd), where 1/2 is a tie that moves it back to S; then larger
+    inputs, a total of the other sign, overflow and NaN.  A row of each sign; every total is the one-pass one.
+    """
+    monkeypatch.setattr("fpsum.methods.NAIVE_BLOCK", block * 2)
+    stall = int(fmt.stall_point)
+    pieces = [[1.0] * (stall + 9), [0.4375] * 40, [-0.4375] * 7, [-0.5] * 7, [-0.625], [0.4375] * 9, [0.5] * 3,
+              [0.4375] * 9, [3.0] * 5, [0.4375] * 20, [-4.0 * stall] * 3, [0.4375] * 11, [fmt.max_finite] * 3,
+              [0.4375] * 5, [np.nan], [0.4375] * 5]
+    xs = [x for piece in pieces for x in piece]
+    values = from_floats([xs, [-x for x in xs]], fmt)  # every input exact in the format
+    want = from_floats([reference.naive(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
+    every = np.arange(1, len(xs) + 1)
+    assert_same_bits(naive_at(values, fmt, every), want, values)
+    assert_same_bits(naive_at(values, fmt, every[::-7]), want[:, ::-7])
+    zeros = from_floats([[-0.0] * 8 + [0.0] * 8], fmt)  # a total of -0.0 stays put for -0.0, not for +0.0
+    assert_same_bits(naive_at(zeros, fmt, np.arange(1, 17)), running_totals("naive", zeros, fmt))
 
 
 @pytest.mark.parametrize("at", (pairwise_at, naive_at))

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from fpsum import updates
-from fpsum.formats import BF16, E4M3, FP16, FP32, FP64, Format
+from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
 from fpsum.methods import ROUNDING_STREAM
-from fpsum.rounding import round_exact
+from fpsum.rounding import add_rounded, round_exact, to_format
 from fpsum.updates import (
     UPDATE_METHODS,
     UpdateMethod,
@@ -30,6 +30,7 @@ from fpsum.updates import (
     noisy_updates,
     update_trajectory,
 )
+from reference import assert_same_bits
 
 FORMATS: tuple[Format, ...] = (BF16, FP16)
 
@@ -320,3 +321,37 @@ def test_public_functions_state_their_nan_inf_and_signed_zero_behaviour() -> Non
               if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == updates.__name__]
     assert public
     assert all(re.search(r"NaN|\binf|-0", inspect.getdoc(f) or "") for f in public)
+
+
+# --- the fast routes against the plain ones ----------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", (BF16, FP16, E4M3, E5M2, FP32), ids=ids)
+def test_float32_sums_round_once_as_add_rounded_does(fmt: Format) -> None:
+    """Weights of ``fmt`` plus FP32 updates: ties of ``fmt`` and just off them, far apart, overflow, specials."""
+    rng = np.random.default_rng([15, fmt.precision])
+    w = np.asarray(rng.standard_normal(4000) * np.ldexp(1.0, rng.integers(fmt.emin - 2, fmt.emax, 4000)))
+    w = to_format(w, fmt).astype(np.float64)
+    gap = np.where(np.isfinite(w), fmt.ulps(np.where(np.isfinite(w), w, 0.0)), 1.0)
+    offsets = gap * np.array([0.5, -0.5, 0.25, 1.5, 2.0**-20, 2.0**-30])[rng.integers(0, 6, 4000)]
+    nudged = np.nextafter(offsets.astype(np.float32), rng.choice([-np.inf, np.inf], 4000).astype(np.float32))
+    u = np.where(rng.random(4000) < 0.5, offsets.astype(np.float32), nudged)
+    u[:200] = (rng.standard_normal(200) * np.ldexp(1.0, rng.integers(-149, 128, 200))).astype(np.float32)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 3.0e38, -3.0e38, 1e-45], dtype=np.float32)
+    w = np.concatenate([w, np.repeat(to_format(np.array([0.0, -0.0, 1.0, fmt.max_finite]), fmt).astype(np.float64), 8),
+                        np.array([np.inf, np.nan])])
+    u = np.concatenate([u, np.tile(special, 4), np.array([-np.inf, 1.0], dtype=np.float32)])
+    with np.errstate(over="ignore", invalid="ignore"):
+        got = updates._add_rounded32(w.astype(np.float32), u, fmt)
+        want = add_rounded(w, u.astype(np.float64), fmt)
+    assert got.dtype == want.dtype
+    assert_same_bits(got, want, w, u)
+
+
+def test_long_runs_of_stalled_and_moving_weights_match_reference() -> None:
+    """3,000 steps: weights that never move, now and then, or at every step; the blocks tried grow and shrink."""
+    ups = np.concatenate([constant_updates(1500, 1e-4, weights=4), noisy_updates(1500, 0.0, 4e-2, weights=4, seed=3)])
+    w0 = np.array([1.0, 8.0, 0.001, -300.0])
+    for method in ("nearest", "stochastic", "master"):
+        got = update_trajectory(w0, ups, BF16, method, seed=5)  # type: ignore[arg-type]
+        np.testing.assert_array_equal(got, reference_trajectory(w0, ups, BF16, method, 5))

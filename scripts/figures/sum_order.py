@@ -138,12 +138,21 @@ class Orders:
     """How many inputs exceed one half."""
 
 
+def exact_total(values: np.ndarray) -> float:
+    """The exact sum of ``values`` rounded once to float64: :func:`fpsum.exact_sum`'s, without a Fraction per input."""
+    return float(fpsum.exact_running(values, np.array([values.size]))[0])
+
+
 def compute_orders(params: OrderParams) -> list[Orders]:
-    """Every case summed in ``orders`` random orders and sorted four ways."""
+    """Every case summed in ``orders`` random orders and sorted four ways.
+
+    The random orders are the ones :func:`fpsum.shuffled_totals` draws, drawn once: the cases share n and the seed.
+    """
+    orders = fpsum.random_orders(params.n, params.orders, params.seed)
     results = []
     for fmt, kind in params.cases():
         values = params.inputs(fmt, kind)
-        random = fpsum.shuffled_totals(values, fmt, params.orders, params.seed).astype(np.float64)
+        random = fpsum.totals_in_orders(values, orders, fmt).astype(np.float64)
         wide = values.astype(np.float64)
         ascending = np.argsort(wide, kind="stable")
         partial = {name: fpsum.running_totals("naive", values[order], fmt).astype(np.float64)
@@ -151,7 +160,7 @@ def compute_orders(params: OrderParams) -> list[Orders]:
         # Sorted by value, the running sum first goes one way as far as it can, then turns back.
         extremes = {"ascending_lowest": float(partial["ascending"].min()),
                     "descending_highest": float(partial["descending"].max())}
-        results.append(Orders(fmt=fmt, kind=kind, exact=float(fpsum.exact_sum(values)), random=random,
+        results.append(Orders(fmt=fmt, kind=kind, exact=exact_total(values), random=random,
                               sorted=fpsum.sorted_totals(values, fmt), extremes=extremes,
                               above_half=int((wide > 0.5).sum())))
     return results
@@ -286,7 +295,7 @@ def compute_tree(params: OrderParams) -> list[Tree]:
     for fmt, kind in params.cases():
         values = params.inputs(fmt, kind)
         totals = np.array([float(fpsum.tree_reduction(values, fmt, int(w))) for w in counts])
-        results.append(Tree(fmt=fmt, kind=kind, exact=float(fpsum.exact_sum(values)), workers=counts, totals=totals))
+        results.append(Tree(fmt=fmt, kind=kind, exact=exact_total(values), workers=counts, totals=totals))
     return results
 
 

@@ -24,18 +24,22 @@ from collections.abc import Callable
 from typing import Literal, get_args
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from .cascaded import DEFAULT_FOLDS, sum_k, sum_k_running
 from .correct import correct_running, correct_sum
 from .formats import Format, accumulator_for
-from .rounding import stochastic_round
+from .rounding import stochastic_round, stochastic_run
 
 Method = Literal["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic", "sumtwo", "sumk", "correct"]
 METHODS: tuple[Method, ...] = get_args(Method)
 DEFAULT_BLOCK = 128
 NAIVE_BLOCK = 1 << 14
 """Running totals held at a time by :func:`naive_at`: a block that stays in cache."""
+PAIRWISE_CHUNK = 1 << 14
+"""Inputs per aligned chunk whose pair sums :func:`pairwise_at` takes in cache (a power of two)."""
 ROUNDING_STREAM = 0x5352  # keeps stochastic rounding's draws apart from the inputs' stream
+RUN_MIN, RUN_LIMIT = 16, 1024  # stochastic rounding's runs: 64 trials of 1024 float64 values fit in a core's cache
 
 METHOD_LABELS: dict[str, str] = {
     "naive": "naive",
@@ -84,9 +88,12 @@ def naive_at(values: np.ndarray, fmt: Format, counts: np.ndarray) -> np.ndarray:
 
     The running totals are carried from block to block, each block's first
     addition being ``fl(total + x)`` as in one pass, so the same bits come
-    out and only a block of running totals is ever held.  Counts in any
-    order, repeats allowed; ``ValueError`` outside 1..n.  NaN, inf and -0.0
-    as in :func:`naive_running`.
+    out and only a block of running totals is ever held.  A stalled sum is
+    not added up: after a block that left every total where it was, a block
+    whose inputs all lie within :func:`_stall_limits` is skipped, since each
+    of its additions rounds back to the total.  Counts in any order, repeats
+    allowed; ``ValueError`` outside 1..n.  NaN, inf and -0.0 as in
+    :func:`naive_running`.
     """
     _check(values, fmt)
     n = values.shape[-1]
@@ -95,14 +102,41 @@ def naive_at(values: np.ndarray, fmt: Format, counts: np.ndarray) -> np.ndarray:
     picked = np.empty((rows.shape[0], wanted.size), dtype=values.dtype)
     width = max(1, NAIVE_BLOCK // rows.shape[0])
     carried = rows[:, :0]  # the running total so far: none before the first input
+    limits = None  # while every total stays put: the inputs that leave it there lie strictly inside these
+    compared = np.float64 if fmt.precision > 24 else np.float32  # holds every value of the format
     with np.errstate(over="ignore", invalid="ignore"):
         for begin in range(0, int(wanted.max(initial=0)), width):
-            block = np.concatenate([carried, rows[:, begin:begin + width]], axis=-1)  # fl(total + x) comes first
-            running = np.add.accumulate(block, axis=-1)[:, carried.shape[-1]:]
+            inputs = rows[:, begin:begin + width]
+            wide = inputs.astype(compared, copy=False) if limits is not None else inputs
+            if limits is not None and np.all((wide.min(axis=-1) > limits[0]) & (wide.max(axis=-1) < limits[1])):
+                running = np.broadcast_to(carried, inputs.shape)  # NaN fails both comparisons: never skipped
+            else:
+                block = np.concatenate([carried, inputs], axis=-1)  # fl(total + x) comes first
+                running = np.add.accumulate(block, axis=-1)[:, carried.shape[-1]:]
+                unmoved = carried.size and np.all(running[:, -1:] == carried)
+                limits = _stall_limits(running[:, -1], fmt) if unmoved else None
             first, last = np.searchsorted(wanted, (begin + 1, begin + width + 1))  # the counts in this block
             picked[:, first:last] = running[:, wanted[first:last] - begin - 1]
             carried = running[:, -1:]
     return picked[:, position].reshape(values.shape[:-1] + position.shape)
+
+
+def _stall_limits(totals: np.ndarray, fmt: Format) -> tuple[np.ndarray, np.ndarray] | None:
+    """Per total, the bounds strictly between which every input x gives ``fl(total + x) == total``.
+
+    Half the gap to the neighbour below and above: the exact sum is then
+    nearer the total than any other value, ties aside.  The gap toward zero
+    from a normal power of two is half the gap away from zero.  None if a
+    total is zero (-0.0 + 0.0 is +0.0), infinite or NaN.
+    """
+    total = totals.astype(np.float64)
+    if not np.all(np.isfinite(total) & (total != 0)):
+        return None
+    away = fmt.ulps(total)  # the gap to the neighbour away from zero
+    power = (np.frexp(np.abs(total))[0] == 0.5) & (np.abs(total) > fmt.smallest_normal)
+    toward = np.where(power, away / 2, away)
+    below, above = np.where(total > 0, toward, away), np.where(total > 0, away, toward)
+    return -below / 2, above / 2
 
 
 def wide_running(values: np.ndarray, fmt: Format) -> np.ndarray:
@@ -215,26 +249,58 @@ def pairwise_at(values: np.ndarray, fmt: Format, counts: np.ndarray) -> np.ndarr
     pyramid of pair sums (level a holds the sums of the aligned blocks of
     2**a inputs), so one pyramid up to ``max(counts)`` gives every prefix: about
     ``max(counts)`` additions in all, however many counts, and the same bits as
-    the tree.  Counts in any order, repeats allowed; ``ValueError`` outside
-    1..n.  NaN, inf and -0.0 as in :func:`pairwise_sum`.
+    the tree.  The pyramid's lower levels are taken a few aligned chunks of
+    :data:`PAIRWISE_CHUNK` inputs at a time, in cache: the digits of c below the
+    chunk come from the chunk that c ends in, those above from the pyramid of
+    the chunks' balanced sums.  Counts in any order, repeats allowed;
+    ``ValueError`` outside 1..n.  NaN, inf and -0.0 as in :func:`pairwise_sum`.
     """
     _check(values, fmt)
     wanted = _prefix_counts(counts, values.shape[-1])
-    lead = values.shape[:-1]
-    sums = np.zeros(lead + wanted.shape, dtype=values.dtype)
-    started = np.zeros(wanted.shape, dtype=bool)  # whether a count has had its first (smallest) block
-    longest = int(wanted.max(initial=0))
-    level = values[..., :longest]
+    shift = PAIRWISE_CHUNK.bit_length() - 1
+    chunks, rest = wanted >> shift, wanted & (PAIRWISE_CHUNK - 1)  # c = chunks * PAIRWISE_CHUNK + rest
+    sums = np.zeros(values.shape[:-1] + wanted.shape, dtype=values.dtype)
     with np.errstate(over="ignore", invalid="ignore"):
-        for a in range(longest.bit_length()):
-            if a:
-                pairs = level.shape[-1] // 2
-                level = level[..., 0:2 * pairs:2] + level[..., 1:2 * pairs:2]
-            digit = (wanted >> a) & 1 == 1
-            block = level[..., (wanted[digit] >> a) - 1]  # the aligned block of 2**a inputs that ends at the digit
-            sums[..., digit] = np.where(started[digit], block + sums[..., digit], block)
-            started |= digit
+        for chunk in np.unique(chunks[rest > 0]).tolist():  # the low digits: a prefix of the chunk c ends in
+            mine = (chunks == chunk) & (rest > 0)
+            inside = values[..., chunk << shift:(chunk + 1) << shift]
+            sums[..., mine] = _fold_digits(inside, rest[mine], sums[..., mine], started=np.zeros(mine.sum(), bool))
+        tops = _chunk_sums(values[..., :int(chunks.max(initial=0)) << shift], shift)
+        return _fold_digits(tops, chunks, sums, rest > 0)
+
+
+def _fold_digits(level: np.ndarray, counts: np.ndarray, sums: np.ndarray, started: np.ndarray) -> np.ndarray:
+    """Add to ``sums`` (where ``started``, else set) the balanced blocks of ``level`` that make up each count.
+
+    For each binary digit of a count, from the lowest up, the aligned block
+    of that many entries of ``level`` that ends at the digit is added on the
+    left: ``block + sums``.  ``sums`` is changed in place and returned.
+    """
+    longest = int(counts.max(initial=0))
+    level = level[..., :longest]
+    started = started.copy()
+    for a in range(longest.bit_length()):
+        if a:
+            pairs = level.shape[-1] // 2
+            level = level[..., 0:2 * pairs:2] + level[..., 1:2 * pairs:2]
+        digit = (counts >> a) & 1 == 1
+        block = level[..., (counts[digit] >> a) - 1]  # the aligned block of 2**a entries that ends at the digit
+        sums[..., digit] = np.where(started[digit], block + sums[..., digit], block)
+        started |= digit
     return sums
+
+
+def _chunk_sums(values: np.ndarray, shift: int) -> np.ndarray:
+    """The balanced sum of each aligned chunk of 2**shift inputs (the length is a multiple of it), a few at a time."""
+    chunks = values.shape[-1] >> shift
+    tops = np.empty(values.shape[:-1] + (chunks,), dtype=values.dtype)
+    group = max(1, PAIRWISE_CHUNK * 4 >> shift)  # chunks whose pyramid is taken at once
+    for first in range(0, chunks, group):
+        level = values[..., first << shift:min(first + group, chunks) << shift]
+        for _ in range(shift):
+            level = level[..., 0::2] + level[..., 1::2]
+        tops[..., first:first + level.shape[-1]] = level
+    return tops
 
 
 def blocked_sum(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK) -> np.ndarray:
@@ -330,16 +396,69 @@ def stochastic_running(values: np.ndarray, fmt: Format, seed: int = 0) -> np.nda
     stream of its own, because draws equal to the ones that made the inputs
     (same seed) would be correlated with them and bias every rounding.  See
     :func:`fpsum.rounding.stochastic_round` for overflow, NaN and -0.
+
+    The result is :func:`fpsum.rounding.stochastic_round` applied once per
+    input, bit for bit; up to FP32 it is computed a run of inputs at a time
+    (:func:`_stochastic_runs`).
     """
     _check(values, fmt)
-    columns = np.ascontiguousarray(np.moveaxis(values, -1, 0)).astype(np.float64)
-    draws = np.random.default_rng([ROUNDING_STREAM, seed]).random(columns.shape)
-    totals = np.empty(columns.shape, dtype=values.dtype)
-    s = np.zeros(columns.shape[1:], dtype=values.dtype)
-    for i, x in enumerate(columns):
-        s = stochastic_round(s.astype(np.float64), x, fmt, draws[i])
-        totals[i] = s
-    return np.moveaxis(totals, 0, -1)
+    n = values.shape[-1]
+    rows = values.reshape(-1, n)
+    # draws[i] holds step i's draws, trial after trial; RUN_LIMIT more at the end are drawn and never used.
+    draws = np.random.default_rng([ROUNDING_STREAM, seed]).random((n + RUN_LIMIT, rows.shape[0]))
+    totals = _stochastic_runs(rows, fmt, draws) if fmt.precision <= 24 else _stochastic_steps(rows, fmt, draws)
+    return totals.astype(fmt.dtype).reshape(values.shape)
+
+
+def _stochastic_steps(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
+    """Stochastic running totals (float64) along ``rows`` (trials of ``fmt``), a :func:`stochastic_round` per input."""
+    totals = np.empty(rows.shape)
+    s = np.zeros(rows.shape[0], dtype=fmt.dtype)
+    for i in range(rows.shape[1]):
+        s = stochastic_round(s.astype(np.float64), rows[:, i].astype(np.float64), fmt, draws[i])
+        totals[:, i] = s
+    return totals
+
+
+def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
+    """Stochastic running totals (float64) along ``rows`` (trials of ``fmt``, FP32 or narrower), a run at a time.
+
+    Each trial keeps its own place and total.  :func:`fpsum.rounding.stochastic_run`
+    rounds the next inputs as if the sums stayed in the binade of the first
+    one, all at once, and says how many totals that got right; a trial moves
+    on by that many, or by one step of :func:`fpsum.rounding.stochastic_round`
+    where it got none.  The runs lengthen while trials use them whole and
+    shorten when totals wander across binades, between ``RUN_MIN`` and
+    ``RUN_LIMIT``.  The same bits as :func:`_stochastic_steps`: the same
+    draw for the same step, the same rounding.
+    """
+    trials, n = rows.shape
+    inputs = np.zeros((trials, n + RUN_LIMIT))  # padded, so that a run may reach past the last input
+    inputs[:, :n] = rows
+    totals = np.empty_like(inputs)
+    # [trial, step, :k]: the k inputs, draws or totals from that step on (views, no copies).
+    input_runs = sliding_window_view(inputs, RUN_LIMIT, axis=1)
+    draw_runs = sliding_window_view(draws, RUN_LIMIT, axis=0).swapaxes(0, 1)
+    total_runs = sliding_window_view(totals, RUN_LIMIT, axis=1, writeable=True)
+    going = np.arange(trials)  # the trials not yet at the end ...
+    at = np.zeros(trials, dtype=np.int64)  # ... the step each has reached ...
+    s = np.zeros(trials)  # ... and its total so far
+    width = RUN_MIN
+    while going.size:
+        x = input_runs[going, at, :width]
+        u = draw_runs[going, at, :width]
+        run, held = stochastic_run(s, x, u, fmt)
+        alone = held == 0  # the first sum overflows, or float64 rounds it: the reference step
+        if alone.any():
+            run[alone, 0] = stochastic_round(s[alone], x[alone, 0], fmt, u[alone, 0])
+            held[alone] = 1
+        total_runs[going, at, :width] = run  # what did not hold is written over by later runs
+        s = run[np.arange(going.size), held - 1]
+        at += held
+        width = int(np.clip(2 * held.mean(), RUN_MIN, RUN_LIMIT))
+        left = at < n
+        going, at, s = going[left], at[left], s[left]
+    return totals[:, :n]
 
 
 RUNNING: dict[Method, Callable[[np.ndarray, Format], np.ndarray]] = {

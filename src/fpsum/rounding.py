@@ -247,6 +247,87 @@ def stochastic_round(a: np.ndarray, b: np.ndarray, fmt: Format, draws: np.ndarra
 # --8<-- [end:stochastic]
 
 
+def _sums_exact_in_float64(fmt: Format) -> bool:
+    """Whether float64 holds the sum of any two finite values of ``fmt`` exactly.
+
+    They are multiples of the smallest subnormal below ``2**(emax + 2)`` in
+    magnitude, which takes ``emax - emin + p + 1`` bits: 41 for FP16, fewer
+    for the FP8 formats, but 262 for BF16 and FP32's range.
+    """
+    return fmt.emax - fmt.emin + fmt.precision + 1 <= 53
+
+
+def stochastic_run(start: np.ndarray, x: np.ndarray, draws: np.ndarray, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
+    """Running totals of ``s = SR(s + x)`` along each row of ``x``, from ``start``; and how many of them hold.
+
+    Row i starts from ``start[i]`` and adds ``x[i, 0]``, ``x[i, 1]``, ...
+    (float64 arrays holding values of ``fmt``, FP32 or narrower), each sum
+    rounded as :func:`stochastic_round` rounds it with the matching entry of
+    ``draws``.  Returns the totals (float64, shape of ``x``) and, per row, how
+    many leading totals are the ones :func:`stochastic_round` gives, step
+    after step; the totals after those are meaningless.
+
+    In one binade the values of a format are the multiples of one gap q.
+    While the exact sums stay in the binade of the first, every total is a
+    multiple of q, so a step adds ``x`` rounded to that grid: ``floor(x/q)``
+    gaps, plus one when the draw is below ``x/q - floor(x/q)``, which is the
+    fraction of the gap the sum covered.  That needs no total, so the totals
+    are a running sum of whole gaps.  A row stops holding at its first sum
+    outside that binade; for BF16 and FP32 also at a sum float64 rounds,
+    where :func:`stochastic_round`'s own arithmetic is no longer exact.
+
+    NaN, inf and -0: a ``start`` of +-inf or NaN gives IEEE running sums
+    (inf + -inf is NaN), all holding.  A total at +-``max_finite`` stays there
+    while each input points outward by less than half the top gap: such a
+    sum overflows and rounds to nearest, back to the largest value.  A first
+    sum that overflows otherwise, is NaN or inf, is -0.0 + -0.0, or is
+    rounded by float64 holds nothing (0): do that step with
+    :func:`stochastic_round`.  No total here is -0.0.
+    """
+    rows, width = x.shape
+    with np.errstate(over="ignore", invalid="ignore"):
+        first = start + x[:, 0]
+        # first's binade, 2**(e-1) <= |first| < 2**e; the subnormals share the lowest normal one's gap.
+        _, e = np.frexp(np.maximum(np.abs(first), fmt.smallest_normal))
+        gap = np.ldexp(1.0, e - fmt.precision)
+        in_gaps = x * np.ldexp(1.0, fmt.precision - e)[:, np.newaxis]  # exact: a power of two
+        in_gaps[:, 0] = first / gap  # the first step rounds the whole sum: start need not be on the grid
+        whole = np.floor(in_gaps)
+        whole += draws < in_gaps - whole  # up with probability the fraction covered
+        totals = np.cumsum(whole, axis=1)
+        totals *= gap[:, np.newaxis]
+        # The sums after the first, from the totals before them; exact while the row holds.
+        sums = totals[:, :-1] + x[:, 1:]
+        size = np.abs(sums)
+        low = np.where(e - 1 > fmt.emin, np.ldexp(0.5, e), 0.0)[:, np.newaxis]
+        high = np.minimum(np.ldexp(1.0, e), np.nextafter(fmt.max_finite, np.inf))[:, np.newaxis]
+        fits = (size >= low) & (size < high)  # in the binade, and not beyond the largest value
+        first_fits = np.abs(first) <= fmt.max_finite
+        first_fits &= (first != 0) | ~np.signbit(first)  # -0.0 + -0.0 is -0.0, not the grid's +0
+        if not _sums_exact_in_float64(fmt):
+            # A float64 sum a + b is exact iff (a + b) - a == b, where |a| >= |b| (Dekker).
+            fits &= sums - totals[:, :-1] == x[:, 1:]
+            first_fits &= (first - start == x[:, 0]) & (first - x[:, 0] == start)
+        # The first step holds if its sum fits; the others up to the first sum that does not.
+        misfits = np.concatenate([~fits, np.ones((rows, 1), dtype=bool)], axis=1)
+        held = np.where(first_fits, 1 + np.argmax(misfits, axis=1), 0)
+        pinned = np.abs(start) == fmt.max_finite
+        if pinned.any():
+            outward = x[pinned] * np.sign(start[pinned])[:, np.newaxis]
+            stays = (outward >= 0) & (outward < fmt.ulp(fmt.max_finite) / 2)
+            # Only where the first sum stays: otherwise it comes back into range (or overflows).
+            staying = np.flatnonzero(pinned)[stays[:, 0]]
+            stays = stays[stays[:, 0]]
+            totals[staying] = start[staying, np.newaxis]
+            held[staying] = np.where(stays.all(axis=1), width, np.argmin(stays, axis=1))
+        lost = ~np.isfinite(start)
+        if lost.any():
+            ieee = np.add.accumulate(np.concatenate([start[lost, np.newaxis], x[lost]], axis=1), axis=1)
+            totals[lost] = ieee[:, 1:]
+            held[lost] = width
+    return totals, held
+
+
 def add_rounded(a: np.ndarray, b: np.ndarray, fmt: Format) -> np.ndarray:
     """``a + b`` rounded once to ``fmt`` (nearest, ties to even), elementwise; an array of ``fmt.dtype``.
 

@@ -19,6 +19,7 @@ over steps and is vectorised over the weights.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, get_args
 
 import numpy as np
@@ -70,6 +71,62 @@ def _check(updates: np.ndarray, fmt: Format) -> None:
         raise ValueError(f"the weight's format must be at most 32 bits wide, not {fmt.label}")
 
 
+MOST_STEPS_TRIED = 4096  # steps tried at once by _until_moved: a few hundred kB per weight
+
+
+def _add_rounded32(a: np.ndarray, b: np.ndarray, fmt: Format) -> np.ndarray:
+    """Float32 ``a + b`` rounded once to ``fmt`` (up to FP32), as :func:`fpsum.rounding.add_rounded` rounds it.
+
+    In float32 arithmetic, a few operations where the float64 route takes
+    thirty: Knuth's TwoSum gives ``hi + lo == a + b`` exactly wherever hi is
+    finite; hi rounded to odd (one step towards lo where lo is not 0 and
+    hi's last bit is even) and then to nearest in a format at least two bits
+    narrower is one rounding to nearest.  For FP32 itself hi is the answer.
+    NaN, inf, overflow (+-inf, NaN in E4M3) and signed zeros as
+    :func:`fpsum.rounding.add_rounded`: an infinite or NaN hi, whose lo is
+    NaN, is left as it is, and a float32 overflow overflows every narrower format.
+    """
+    hi: np.ndarray = a + b
+    if fmt.precision >= 24:
+        exact: np.ndarray = hi.astype(fmt.dtype)
+        return exact
+    virtual = hi - a
+    lo = (a - (hi - virtual)) + (b - virtual)
+    fix = (np.abs(lo) > 0) & ((hi.view(np.uint32) & np.uint32(1)) == 0)  # NaN > 0 is False
+    if fix.any():
+        toward = np.where(lo > 0, np.inf, -np.inf).astype(np.float32)
+        hi = np.where(fix, np.nextafter(hi, toward), hi)
+    rounded: np.ndarray = hi.astype(fmt.dtype)
+    return rounded
+
+
+def _until_moved(w: np.ndarray, count: int, step: Callable[[np.ndarray, slice], np.ndarray]) -> np.ndarray:
+    """The weights after each of ``count`` steps of a rule ``w <- step(w, t)``, float64 ``(count, ...)``.
+
+    ``step(w, rows)`` gives the weights after each step of the slice ``rows``
+    (``(len, ...)``, ``w``'s dtype), every one from the same ``w`` (float64):
+    the rule sees the weights and the step's own data, nothing else.  A step
+    that leaves every weight as it was, bit for bit, gives the next step the
+    same weights; so a block of steps is tried from one ``w`` and kept up to
+    the first step that moves a weight, the block doubling while none does
+    (up to :data:`MOST_STEPS_TRIED`).  Weights that stall, as the figure's
+    do, go by in a few calls; weights that move at every step cost about
+    one call a step, as a loop would.
+    """
+    out = np.empty((count,) + w.shape)
+    bits = np.dtype(f"u{w.dtype.itemsize}")
+    done, size = 0, 1
+    while done < count:
+        tried = step(w.astype(np.float64), slice(done, min(done + size, count)))
+        moved = (tried.view(bits) != w.view(bits)).reshape(tried.shape[0], -1).any(axis=1)
+        kept = int(np.argmax(moved)) + 1 if moved.any() else tried.shape[0]
+        out[done:done + kept] = tried[:kept]  # the steps before the first move are w itself
+        w = tried[kept - 1]
+        done += kept
+        size = min(2 * kept, MOST_STEPS_TRIED)
+    return out
+
+
 def update_trajectory(
     w0: np.ndarray | float, updates: np.ndarray, fmt: Format, method: UpdateMethod, *, seed: int = 0
 ) -> np.ndarray:
@@ -113,17 +170,15 @@ def update_trajectory(
     start = np.broadcast_to(np.asarray(w0, dtype=np.float64), updates.shape[1:])
     # --8<-- [start:update-loop]
     steps = updates.astype(np.float64)  # exact: every FP32 value is a float64
-    out = np.empty(updates.shape, dtype=np.float64)
     w = to_format(start, fmt)
     with np.errstate(over="ignore", invalid="ignore"):
         if method == "nearest":
-            for i, u in enumerate(steps):
-                w = add_rounded(w.astype(np.float64), u, fmt)
-                out[i] = w
+            out = _until_moved(w, len(steps), lambda w, rows: add_rounded(w, steps[rows], fmt))
         elif method == "kahan":
+            out = np.empty(updates.shape, dtype=np.float64)
             c = np.zeros_like(w)
-            for i, u in enumerate(steps):
-                y = add_rounded(u, -c.astype(np.float64), fmt)
+            for i, u in enumerate(updates):
+                y = _add_rounded32(u, -c.astype(np.float32), fmt)
                 # w, y and c are all values of fmt: the dtype's own arithmetic
                 # rounds once, correctly (float32 holds enough extra bits).
                 t = w + y
@@ -131,15 +186,12 @@ def update_trajectory(
                 w = t
                 out[i] = w
         elif method == "stochastic":
-            rng = np.random.default_rng([ROUNDING_STREAM, seed])
-            for i, u in enumerate(steps):
-                w = stochastic_round(w.astype(np.float64), u, fmt, rng.random(u.shape))
-                out[i] = w
+            draws = np.random.default_rng([ROUNDING_STREAM, seed]).random(updates.shape)  # step after step
+            out = _until_moved(w, len(steps), lambda w, rows: stochastic_round(w, steps[rows], fmt, draws[rows]))
         else:  # master
-            m = start.astype(np.float32)  # float64 -> float32 is NumPy's correctly rounded cast
-            for i, u32 in enumerate(updates):
-                m = m + u32  # float32 arithmetic: RN_fp32 of the exact sum
-                out[i] = to_format(m.astype(np.float64), fmt)
+            m = start.astype(np.float32)[np.newaxis]  # float64 -> float32 is NumPy's correctly rounded cast
+            m = np.add.accumulate(np.concatenate([m, updates]), axis=0)[1:]  # float32 arithmetic: RN_fp32, step by step
+            out = to_format(m.astype(np.float64), fmt).astype(np.float64)
     return out
     # --8<-- [end:update-loop]
 
