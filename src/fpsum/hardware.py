@@ -58,6 +58,7 @@ from .rounding import add_rounded
 FLOAT64_BITS = 53
 SMALLEST_TERM = 2.0**-300  # below every nonzero exact product (FP32 subnormals squared are 2**-298) and sum
 EXPONENT_FIELD = np.uint64(0x7FF0_0000_0000_0000)
+STALL_CHECK = 256  # steps between two looks for narrow sums that no product to come can change
 
 
 @dataclass(frozen=True)
@@ -135,6 +136,17 @@ def _step(s: np.ndarray, terms: np.ndarray, bits: int) -> np.ndarray:
     return result
 
 
+def _stalled(s: np.ndarray, ahead: np.ndarray, bits: int) -> bool:
+    """Whether no step from here on can change any narrow sum ``s``, every product to come being below ``ahead``.
+
+    So it is where every ``s`` is nonzero and every product to come is below
+    the quantum of ``s`` alone: each step then aligns to ``s``, cuts every
+    product to 0 and adds nothing, ``s`` being a whole number of quanta.
+    """
+    quantum = 1.0 / _step_scale(np.zeros_like(s), s, bits)  # exact: a power of two
+    return bool(np.all((s != 0) & (ahead < quantum)))
+
+
 def _narrow_run(p: np.ndarray, bits: int) -> np.ndarray:
     """The narrow sum over the steps of ``p`` from 0: where it stands before each step, and at the end.
 
@@ -144,17 +156,24 @@ def _narrow_run(p: np.ndarray, bits: int) -> np.ndarray:
     a loop over thousands of steps spends its time in calls.  The running sum
     is kept as an extra first term of every step, so that one product,
     truncation and sum take it with the others, and its exponent field
-    stands in for its magnitude.
+    stands in for its magnitude.  Every :data:`STALL_CHECK` steps, the run
+    stops where every sum has stalled (:func:`_stalled`): they stay as they are.
     """
     steps, block, n = p.shape
     terms = np.zeros((steps + 1, block + 1, n))
     terms[:-1, 1:] = p
-    largest = np.maximum(np.abs(p).max(axis=1), SMALLEST_TERM).view(np.uint64) & EXPONENT_FIELD  # (steps, N)
+    magnitudes = np.abs(p).max(axis=1)  # (steps, N)
+    largest = np.maximum(magnitudes, SMALLEST_TERM).view(np.uint64) & EXPONENT_FIELD
+    blocks = np.maximum.reduceat(magnitudes, np.arange(0, steps, STALL_CHECK), axis=0)
+    ahead = np.maximum.accumulate(blocks[::-1], axis=0)[::-1]  # the largest product from step j * STALL_CHECK on
     top = np.uint64((bits + 2045) << 52)
     keep = np.uint64(~((1 << (FLOAT64_BITS - bits)) - 1) & 0xFFFF_FFFF_FFFF_FFFF)
     scale, aligned, cut = np.empty(n), np.empty(n), np.empty((block + 1, n))
     field, sum_bits = scale.view(np.uint64), aligned.view(np.uint64)
     for t in range(steps):
+        if t % STALL_CHECK == 0 and t and _stalled(terms[t, 0], ahead[t // STALL_CHECK], bits):
+            terms[t + 1:, 0] = terms[t, 0]
+            break
         np.bitwise_and(terms[t, 0].view(np.uint64), EXPONENT_FIELD, out=field)  # |s|'s exponent: its sign left out
         np.maximum(field, largest[t], out=field)
         np.subtract(top, field, out=field)
