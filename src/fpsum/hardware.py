@@ -220,8 +220,9 @@ def truncated_sums(products: np.ndarray, model: TruncatedAccumulator, at: np.nda
     narrow sum restarts from 0 after every promotion, so each stretch of
     ``promote_every`` products is summed on its own, all stretches at once;
     the FP32 accumulator then adds up the stretches' sums.  Non-finite
-    products pass by the narrow sum as in :func:`truncated_dot_running`.
-    ``ValueError`` for counts outside 1..K.
+    products pass by the narrow sum as in :func:`truncated_dot_running`
+    (NaN after a NaN product, an infinity after one, NaN after both signs
+    of it); a zero result is +0.0.  ``ValueError`` for counts outside 1..K.
     """
     k = products.shape[-1]
     counts = np.asarray(at, dtype=np.int64)
