@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import reference
+from fpsum import hardware
 from fpsum.dot import dot, exact_dot_running, exact_products
 from fpsum.formats import BF16, E4M3, FP16, FP32, Format
 from fpsum.hardware import TruncatedAccumulator, truncated_dot, truncated_dot_running, truncated_sums
@@ -302,3 +303,30 @@ def test_sums_at_counts_need_counts_within_k() -> None:
     for at in (np.array([0]), np.array([6]), np.array([], dtype=np.int64)):
         with pytest.raises(ValueError, match="between 1 and K = 5"):
             truncated_sums(products, TruncatedAccumulator(), at)
+
+
+@pytest.mark.parametrize("check", (1, 4, 1 << 30))
+def test_a_run_stops_only_where_every_narrow_sum_has_stalled(check: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bits=6, 1,200 products: sums of ones stall at 64 (each 1 is below the quantum, 2); one meets a 96
+    three quarters of the way and moves on, so the run goes on until then; against the Fraction reference.
+    """
+    stalled = []
+    look = hardware._stalled
+
+    def spy(*args: object) -> bool:
+        stalled.append(look(*args))  # type: ignore[arg-type]
+        return stalled[-1]
+
+    monkeypatch.setattr(hardware, "STALL_CHECK", check)
+    x = np.ones((2, 1200))
+    x[1, 900] = 96.0
+    x16, y = to_format(x, FP16), to_format(np.ones((2, 1200)), FP16)
+    model = TruncatedAccumulator(bits=6, block=4)
+    with monkeypatch.context() as patched:
+        patched.setattr(hardware, "_stalled", spy)
+        got = truncated_dot_running(x16, y, model)
+    for row in range(2):
+        want = reference.truncating_dot(x16[row].astype(float).tolist(), [1.0] * 1200, 6, 4, None)
+        np.testing.assert_array_equal(got[row], want, err_msg=f"row={row}")
+    assert got[0, -1] == 64.0 and got[1, -1] > 64.0
+    assert stalled.count(True) == (1 if check < 200 else 0)  # once, after the 96: the run stops there

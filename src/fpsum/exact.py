@@ -51,8 +51,10 @@ def _magnitude_range(rows: np.ndarray) -> tuple[float, float]:
     float64 copy of the whole array is made.
     """
     smallest, largest = math.inf, 0.0
+    native = rows.dtype in (np.float32, np.float64)  # NumPy's own vector min and max; other dtypes' are slow
     for begin, end in _column_blocks(rows):
-        magnitudes = np.abs(rows[:, begin:end].astype(np.float64))
+        block = rows[:, begin:end]
+        magnitudes = np.abs(block if native else block.astype(np.float64))
         block_largest = float(magnitudes.max(initial=0.0))  # NaN if there is one
         if not math.isfinite(block_largest):
             raise ValueError("an exact sum needs finite inputs")

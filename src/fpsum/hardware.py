@@ -58,6 +58,7 @@ from .rounding import add_rounded
 FLOAT64_BITS = 53
 SMALLEST_TERM = 2.0**-300  # below every nonzero exact product (FP32 subnormals squared are 2**-298) and sum
 EXPONENT_FIELD = np.uint64(0x7FF0_0000_0000_0000)
+STALL_CHECK = 256  # steps between two looks for narrow sums that no product to come can change
 
 
 @dataclass(frozen=True)
@@ -135,26 +136,45 @@ def _step(s: np.ndarray, terms: np.ndarray, bits: int) -> np.ndarray:
     return result
 
 
-def _narrow_run(p: np.ndarray, bits: int) -> np.ndarray:
-    """The narrow sum over the steps of ``p`` from 0: where it stands before each step, and at the end.
+def _stalled(s: np.ndarray, ahead: np.ndarray, bits: int) -> bool:
+    """Whether no step from here on can change any narrow sum ``s``, every product to come being below ``ahead``.
 
-    ``p`` is ``(steps, block, N)``, finite products zero-padded (zeros change
-    neither a step's largest term nor its sum); the result is ``(steps + 1,
-    N)``.  The steps are :func:`_step`'s, operation for operation, in place:
-    a loop over thousands of steps spends its time in calls.  The running sum
-    is kept as an extra first term of every step, so that one product,
-    truncation and sum take it with the others, and its exponent field
-    stands in for its magnitude.
+    So it is where every ``s`` is nonzero and every product to come is below
+    the quantum of ``s`` alone: each step then aligns to ``s``, cuts every
+    product to 0 and adds nothing, ``s`` being a whole number of quanta.
     """
-    steps, block, n = p.shape
-    terms = np.zeros((steps + 1, block + 1, n))
-    terms[:-1, 1:] = p
-    largest = np.maximum(np.abs(p).max(axis=1), SMALLEST_TERM).view(np.uint64) & EXPONENT_FIELD  # (steps, N)
+    quantum = 1.0 / _step_scale(np.zeros_like(s), s, bits)  # exact: a power of two
+    return bool(np.all((s != 0) & (ahead < quantum)))
+
+
+def _narrow_run(terms: np.ndarray, bits: int) -> np.ndarray:
+    """The narrow sum over steps from 0, in place in ``terms``: where it stands before each step, and at the end.
+
+    ``terms`` is ``(steps + 1, 1 + block, N)``: row 0 of each step is for the
+    running sum (zeros on entry), the others hold the step's finite products,
+    zero-padded (zeros change neither a step's largest term nor its sum),
+    and the last step is all zeros.  Returns the view ``terms[:, 0]``,
+    ``(steps + 1, N)``.  The steps are :func:`_step`'s, operation for
+    operation, in place: a loop over thousands of steps spends its time in
+    calls.  The running sum is an extra first term of every step, so that
+    one product, truncation and sum take it with the others, and its exponent
+    field stands in for its magnitude.  Every :data:`STALL_CHECK` steps, the
+    run stops where every sum has stalled (:func:`_stalled`): they stay as they are.
+    """
+    steps, n = terms.shape[0] - 1, terms.shape[2]
+    products = terms[:-1, 1:]
+    magnitudes = np.maximum(products.max(axis=1), -products.min(axis=1))  # (steps, N)
+    largest = np.maximum(magnitudes, SMALLEST_TERM).view(np.uint64) & EXPONENT_FIELD
+    blocks = np.maximum.reduceat(magnitudes, np.arange(0, steps, STALL_CHECK), axis=0)
+    ahead = np.maximum.accumulate(blocks[::-1], axis=0)[::-1]  # the largest product from step j * STALL_CHECK on
     top = np.uint64((bits + 2045) << 52)
     keep = np.uint64(~((1 << (FLOAT64_BITS - bits)) - 1) & 0xFFFF_FFFF_FFFF_FFFF)
-    scale, aligned, cut = np.empty(n), np.empty(n), np.empty((block + 1, n))
+    scale, aligned, cut = np.empty(n), np.empty(n), np.empty(terms.shape[1:])
     field, sum_bits = scale.view(np.uint64), aligned.view(np.uint64)
     for t in range(steps):
+        if t % STALL_CHECK == 0 and t and _stalled(terms[t, 0], ahead[t // STALL_CHECK], bits):
+            terms[t + 1:, 0] = terms[t, 0]
+            break
         np.bitwise_and(terms[t, 0].view(np.uint64), EXPONENT_FIELD, out=field)  # |s|'s exponent: its sign left out
         np.maximum(field, largest[t], out=field)
         np.subtract(top, field, out=field)
@@ -200,8 +220,9 @@ def truncated_sums(products: np.ndarray, model: TruncatedAccumulator, at: np.nda
     narrow sum restarts from 0 after every promotion, so each stretch of
     ``promote_every`` products is summed on its own, all stretches at once;
     the FP32 accumulator then adds up the stretches' sums.  Non-finite
-    products pass by the narrow sum as in :func:`truncated_dot_running`.
-    ``ValueError`` for counts outside 1..K.
+    products pass by the narrow sum as in :func:`truncated_dot_running`
+    (NaN after a NaN product, an infinity after one, NaN after both signs
+    of it); a zero result is +0.0.  ``ValueError`` for counts outside 1..K.
     """
     k = products.shape[-1]
     counts = np.asarray(at, dtype=np.int64)
@@ -213,17 +234,19 @@ def truncated_sums(products: np.ndarray, model: TruncatedAccumulator, at: np.nda
     steps = -(-k // block)
     per_stretch = steps if model.promote_every is None else model.promote_every // block
     stretches = -(-steps // per_stretch)
-    padded = np.zeros((stretches * per_stretch * block, n))
-    padded[:k] = np.where(finite, flat, 0.0).T  # the loop walks k; trials are contiguous
-    # Step u of stretch g is step u of the run over columns g * N .. (g + 1) * N.
-    p = padded.reshape(stretches, per_stretch, block, n).transpose(1, 2, 0, 3).reshape(per_stretch, block, -1)
+    # Product i of step u of stretch g, column c goes to terms[u, 1 + i, g, c]: the run's step u
+    # over the columns of every stretch; row 0 of each step is for the running sum, and zeros pad.
+    terms = np.zeros((per_stretch + 1, block + 1, stretches, n))
+    source = flat if finite.all() else np.where(finite, flat, 0.0)
+    if k < stretches * per_stretch * block:
+        source = np.concatenate([source, np.zeros((n, stretches * per_stretch * block - k))], axis=1)
+    terms[:-1, 1:] = source.reshape(n, stretches, per_stretch, block).transpose(2, 3, 1, 0)
     step, length = (counts - 1) // block, (counts - 1) % block + 1
     stretch, within = step // per_stretch, step % per_stretch
-    sums = _narrow_run(p, model.bits).reshape(per_stretch + 1, stretches, n)
+    sums = _narrow_run(terms.reshape(per_stretch + 1, block + 1, -1), model.bits).reshape(per_stretch + 1, stretches, n)
     # Each count's own step, from where the run stood: its products up to the count, zeros after.
-    by_stretch = p.reshape(per_stretch, block, stretches, n)
     terms = np.where(np.arange(block)[:, np.newaxis, np.newaxis] < length[:, np.newaxis],
-                     np.moveaxis(by_stretch[within, :, stretch], 1, 0), 0.0)  # (block, counts, N)
+                     np.moveaxis(terms[within, 1:, stretch], 1, 0), 0.0)  # (block, counts, N)
     narrow = _step(sums[within, stretch], terms, model.bits)
     if model.promote_every is None:
         out = narrow

@@ -151,10 +151,16 @@ def _moving(total: np.ndarray, high: np.ndarray, low: np.ndarray, acc: Format) -
     gap_above / 2`` (a tie goes to s if its last bit is even, the neighbours'
     being odd).  Counted as moving: a total of 0 (-0.0 + +0.0 is +0.0),
     inf, NaN or next to inf (it may overflow), and any bound that is NaN.
+    First a look at the largest total alone: no half-gap of a total exceeds
+    |total| 2**-p, or half the smallest subnormal, so bounds beyond twice that move some sum.
     """
-    top = _rounded(high.max(axis=0), acc).astype(np.float64)[:, np.newaxis, np.newaxis]  # NaN stays NaN
-    bottom = _rounded(low.min(axis=0), acc).astype(np.float64)[:, np.newaxis, np.newaxis]
+    top = _rounded(high.max(axis=0), acc).astype(np.float64)  # NaN stays NaN
+    bottom = _rounded(low.min(axis=0), acc).astype(np.float64)
     values = total.astype(np.float64)
+    reach = np.maximum(np.abs(values).max(axis=(1, 2)) * 2.0 ** (1 - acc.precision), acc.smallest_subnormal)
+    if not np.any((top <= reach) & (-bottom <= reach)):  # NaN compares false: moving
+        return np.ones(total.shape[0], dtype=bool)
+    top, bottom = top[:, np.newaxis, np.newaxis], bottom[:, np.newaxis, np.newaxis]
     above = np.nextafter(total, np.array(np.inf, dtype=total.dtype)).astype(np.float64)
     below = np.nextafter(total, np.array(-np.inf, dtype=total.dtype)).astype(np.float64)
     even = (total.view(np.dtype(f"u{total.itemsize}")) & 1) == 0

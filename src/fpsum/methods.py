@@ -107,9 +107,8 @@ def naive_at(values: np.ndarray, fmt: Format, counts: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         for begin in range(0, int(wanted.max(initial=0)), width):
             inputs = rows[:, begin:begin + width]
-            wide = inputs.astype(compared, copy=False) if limits is not None else inputs
-            if limits is not None and np.all((wide.min(axis=-1) > limits[0]) & (wide.max(axis=-1) < limits[1])):
-                running = np.broadcast_to(carried, inputs.shape)  # NaN fails both comparisons: never skipped
+            if limits is not None and _within(inputs.astype(compared, copy=False), limits):
+                running = np.broadcast_to(carried, inputs.shape)
             else:
                 block = np.concatenate([carried, inputs], axis=-1)  # fl(total + x) comes first
                 running = np.add.accumulate(block, axis=-1)[:, carried.shape[-1]:]
@@ -119,6 +118,11 @@ def naive_at(values: np.ndarray, fmt: Format, counts: np.ndarray) -> np.ndarray:
             picked[:, first:last] = running[:, wanted[first:last] - begin - 1]
             carried = running[:, -1:]
     return picked[:, position].reshape(values.shape[:-1] + position.shape)
+
+
+def _within(inputs: np.ndarray, limits: tuple[np.ndarray, np.ndarray]) -> bool:
+    """Whether every row of ``inputs`` lies strictly between its ``limits``; never if it holds a NaN."""
+    return bool(np.all((inputs.min(axis=-1) > limits[0]) & (inputs.max(axis=-1) < limits[1])))
 
 
 def _stall_limits(totals: np.ndarray, fmt: Format) -> tuple[np.ndarray, np.ndarray] | None:
