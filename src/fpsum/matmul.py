@@ -173,21 +173,17 @@ def _moving(total: np.ndarray, high: np.ndarray, low: np.ndarray, acc: Format) -
     return moving
 
 
-def _add_rows(total: np.ndarray, rows: np.ndarray, which: np.ndarray, first: bool) -> None:
-    """Add each row of ``rows`` in turn to the matrices ``which`` of ``total``, in place; the first row starts them.
+def _add_rows(total: np.ndarray, rows: np.ndarray, first: bool) -> None:
+    """Add each row of ``rows`` to ``total`` in turn, in place; with ``first``, the first row starts it.
 
-    ``numpy.add`` in the totals' dtype: entry by entry the addition
-    ``numpy.add.accumulate`` makes.  ``rows`` holds the chosen matrices only.
+    ``numpy.add`` in the total's dtype: entry by entry the addition
+    ``numpy.add.accumulate`` makes.
     """
-    every = bool(which.all())
-    part = total if every else total[which]
     for index, row in enumerate(rows):
         if first and index == 0:
-            part[...] = row
+            total[...] = row
         else:
-            np.add(part, row, out=part)
-    if not every:
-        total[which] = part
+            np.add(total, row, out=total)
 
 
 def _naive_walk(a: np.ndarray, b: np.ndarray, accs: list[Format], counts: np.ndarray) -> list[np.ndarray]:
@@ -210,25 +206,32 @@ def _naive_walk(a: np.ndarray, b: np.ndarray, accs: list[Format], counts: np.nda
     columns: np.ndarray = np.moveaxis(a.reshape(stack, m, k), -1, 0).astype(dtype, order="C")  # (K, stack, m)
     rows: np.ndarray = np.moveaxis(b.reshape(stack, k, n), -2, 0).astype(dtype, order="C")  # (K, stack, n)
     high, low = _product_bounds(columns, rows)
-    zeros = (columns == 0).any(axis=(1, 2)) | (rows == 0).any(axis=(1, 2))  # (K,): a zero factor in row k
+    zeros = np.concatenate([[0], np.cumsum((columns == 0).any(axis=(1, 2)) | (rows == 0).any(axis=(1, 2)))]).tolist()
     outs = [np.empty((counts.size, stack, m, n), dtype=acc.dtype) for acc in accs]
     totals = [np.empty((stack, m, n), dtype=acc.dtype) for acc in accs]
     step = max(1, PRODUCTS_PER_STEP // (stack * m * n))
+    wanted, last = counts.tolist(), int(counts[-1])
     kept = 0  # counts reached so far
     with np.errstate(over="ignore", invalid="ignore"):  # IEEE's inf and NaN, as in the naive sum
-        for span in range(0, int(counts[-1]), SPAN):
-            end = min(span + SPAN, int(counts[-1]))
+        for span in range(0, last, SPAN):
+            end = min(span + SPAN, last)
             moving = [np.ones(stack, dtype=bool) if span == 0 else _moving(total, high[span:end], low[span:end], acc)
                       for total, acc in zip(totals, accs)]
             needed = np.logical_or.reduce(moving)
+            every = [bool(which.all()) for which in moving]
+            chosen = [None if which[needed].all() else which[needed] for which in moving]  # of the products formed
+            parts = [total if all_of else total[which] for total, which, all_of in zip(totals, moving, every)]
             start = span
             while start < end:
-                stop = min(start + step, end, int(counts[kept]))
-                exact = _row_products(columns[start:stop, needed], rows[start:stop, needed], zeros[start:stop].any())
-                for total, acc, which in zip(totals, accs, moving):
-                    chosen = which[needed]
-                    _add_rows(total, _rounded(exact if chosen.all() else exact[:, chosen], acc), which, start == 0)
-                if stop == counts[kept]:
+                stop = min(start + step, end, wanted[kept])
+                exact = _row_products(columns[start:stop, needed], rows[start:stop, needed], zeros[stop] > zeros[start])
+                for part, acc, pick in zip(parts, accs, chosen):
+                    _add_rows(part, _rounded(exact if pick is None else exact[:, pick], acc), start == 0)
+                if stop == wanted[kept] or stop == end:
+                    for total, which, part, all_of in zip(totals, moving, parts, every):
+                        if not all_of:
+                            total[which] = part  # the matrices left out have not moved
+                if stop == wanted[kept]:
                     for out, total in zip(outs, totals):
                         out[kept] = total
                     kept += 1
