@@ -272,7 +272,7 @@ def test_exact_matmul_over_many_binades_sums_its_levels_exactly() -> None:
     a = to_format(rng.standard_normal((3, 64)) * 2.0 ** rng.integers(-30, 10, (3, 64)), FP32)
     b = to_format(rng.standard_normal((64, 2)) * 2.0 ** rng.integers(-30, 10, (64, 2)), FP32)
     slices = fpsum.matmul._slices(a, 21)
-    assert slices is not None and len(slices[0]) == 4
+    assert slices is not None and slices.count == 4
     assert fpsum.matmul._exact_by_slices(a, b, np.array([64])) is not None
     got = exact_matmul(a, b)
     for i, j in itertools.product(range(3), range(2)):
@@ -312,3 +312,25 @@ def test_exact_matmul_by_slices_of_tiny_and_huge_values(scale: float) -> None:
     got = exact_matmul(a, b)
     for i, j in itertools.product(range(2), range(3)):
         assert got[i, j] == float(exact_dot(a[i], b[:, j]))
+
+
+@pytest.mark.parametrize("sparse", (0.0, 1 / 16, 1.01))
+@pytest.mark.parametrize("fmt", (BF16, FP16, FP32), ids=lambda f: f.name)
+def test_exact_matmul_by_matrix_products_or_term_by_term(fmt: Format, sparse: float,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The low slices multiplied densely (never sparse), where few, or always term by term: the same exact sums.
+
+    Values mostly of one size with a few smaller ones, in every binade down to 2**-30 (zeros and both signs
+    too), so that the low slices are mostly zeros, against exact_dot at every count.
+    """
+    rng = np.random.default_rng(16)
+    a = rng.standard_normal((4, 200)) * np.where(rng.random((4, 200)) < 0.1, 2.0 ** rng.integers(-30, 0, (4, 200)), 1)
+    b = rng.standard_normal((200, 3)) * np.where(rng.random((200, 3)) < 0.1, 2.0 ** rng.integers(-20, 0, (200, 3)), 1)
+    a[0, :7], b[:5, 1] = 0.0, -0.0
+    a, b = to_format(a, fmt), to_format(b, fmt)
+    monkeypatch.setattr(fpsum.matmul, "SPARSE", sparse)
+    at = np.array([1, 16, 17, 150, 200])
+    got = fpsum.matmul._exact_by_slices(a, b, at)
+    assert got is not None
+    for (t, k), i, j in itertools.product(enumerate(at.tolist()), range(4), range(3)):
+        assert got[t, i, j] == float(exact_dot(a[i, :k], b[:k, j])), (t, i, j)

@@ -17,6 +17,7 @@ how a figure sweeps K without redoing the short sums.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -172,21 +173,17 @@ def _moving(total: np.ndarray, high: np.ndarray, low: np.ndarray, acc: Format) -
     return moving
 
 
-def _add_rows(total: np.ndarray, rows: np.ndarray, which: np.ndarray, first: bool) -> None:
-    """Add each row of ``rows`` in turn to the matrices ``which`` of ``total``, in place; the first row starts them.
+def _add_rows(total: np.ndarray, rows: np.ndarray, first: bool) -> None:
+    """Add each row of ``rows`` to ``total`` in turn, in place; with ``first``, the first row starts it.
 
-    ``numpy.add`` in the totals' dtype: entry by entry the addition
-    ``numpy.add.accumulate`` makes.  ``rows`` holds the chosen matrices only.
+    ``numpy.add`` in the total's dtype: entry by entry the addition
+    ``numpy.add.accumulate`` makes.
     """
-    every = bool(which.all())
-    part = total if every else total[which]
     for index, row in enumerate(rows):
         if first and index == 0:
-            part[...] = row
+            total[...] = row
         else:
-            np.add(part, row, out=part)
-    if not every:
-        total[which] = part
+            np.add(total, row, out=total)
 
 
 def _naive_walk(a: np.ndarray, b: np.ndarray, accs: list[Format], counts: np.ndarray) -> list[np.ndarray]:
@@ -209,25 +206,32 @@ def _naive_walk(a: np.ndarray, b: np.ndarray, accs: list[Format], counts: np.nda
     columns: np.ndarray = np.moveaxis(a.reshape(stack, m, k), -1, 0).astype(dtype, order="C")  # (K, stack, m)
     rows: np.ndarray = np.moveaxis(b.reshape(stack, k, n), -2, 0).astype(dtype, order="C")  # (K, stack, n)
     high, low = _product_bounds(columns, rows)
-    zeros = (columns == 0).any(axis=(1, 2)) | (rows == 0).any(axis=(1, 2))  # (K,): a zero factor in row k
+    zeros = np.concatenate([[0], np.cumsum((columns == 0).any(axis=(1, 2)) | (rows == 0).any(axis=(1, 2)))]).tolist()
     outs = [np.empty((counts.size, stack, m, n), dtype=acc.dtype) for acc in accs]
     totals = [np.empty((stack, m, n), dtype=acc.dtype) for acc in accs]
     step = max(1, PRODUCTS_PER_STEP // (stack * m * n))
+    wanted, last = counts.tolist(), int(counts[-1])
     kept = 0  # counts reached so far
     with np.errstate(over="ignore", invalid="ignore"):  # IEEE's inf and NaN, as in the naive sum
-        for span in range(0, int(counts[-1]), SPAN):
-            end = min(span + SPAN, int(counts[-1]))
+        for span in range(0, last, SPAN):
+            end = min(span + SPAN, last)
             moving = [np.ones(stack, dtype=bool) if span == 0 else _moving(total, high[span:end], low[span:end], acc)
                       for total, acc in zip(totals, accs)]
             needed = np.logical_or.reduce(moving)
+            every = [bool(which.all()) for which in moving]
+            chosen = [None if which[needed].all() else which[needed] for which in moving]  # of the products formed
+            parts = [total if all_of else total[which] for total, which, all_of in zip(totals, moving, every)]
             start = span
             while start < end:
-                stop = min(start + step, end, int(counts[kept]))
-                exact = _row_products(columns[start:stop, needed], rows[start:stop, needed], zeros[start:stop].any())
-                for total, acc, which in zip(totals, accs, moving):
-                    chosen = which[needed]
-                    _add_rows(total, _rounded(exact if chosen.all() else exact[:, chosen], acc), which, start == 0)
-                if stop == counts[kept]:
+                stop = min(start + step, end, wanted[kept])
+                exact = _row_products(columns[start:stop, needed], rows[start:stop, needed], zeros[stop] > zeros[start])
+                for part, acc, pick in zip(parts, accs, chosen):
+                    _add_rows(part, _rounded(exact if pick is None else exact[:, pick], acc), start == 0)
+                if stop == wanted[kept] or stop == end:
+                    for total, which, part, all_of in zip(totals, moving, parts, every):
+                        if not all_of:
+                            total[which] = part  # the matrices left out have not moved
+                if stop == wanted[kept]:
                     for out, total in zip(outs, totals):
                         out[kept] = total
                     kept += 1
@@ -308,44 +312,92 @@ def naive_matmuls(
 
 
 MAX_SLICES = 4  # per matrix: slices of 17 bits or more cover the significands of every input format
+SPARSE = 1 / 16  # slices nonzero in fewer than this share of entries are multiplied term by term
 
 
-def _slices(matrix: np.ndarray, width: int) -> tuple[np.ndarray, int] | None:
-    """``matrix`` (finite values of an input format) as integer slices: ``(slices, *shape)`` float64, and a shift.
+@dataclass(frozen=True)
+class _Slices:
+    """A matrix in ``count`` integer slices: ``sum(slice(j) * 2**(shift + (count - 1 - j) * width))``.
 
-    ``matrix == sum(slices[j] * 2**(shift + (count - 1 - j) * width))``: each
-    slice holds whole numbers of magnitude below ``2**width``, the top
-    ``width`` bits below the largest binade first.  As many slices as the
-    binades from the largest value down to the last bit of the smallest one
-    need, worked out from those two; None if that is more than
+    Every slice holds whole numbers below ``2**width`` in magnitude.  The
+    first is kept whole (``first``, float64); the others whole too
+    (``low``, ``(count - 1, *shape)``), or, where only a few entries can be
+    nonzero in them (``where``, their rows and columns), as those entries'
+    digits (``digits``, ``(count - 1, entries)``).
+    """
+
+    first: np.ndarray
+    low: np.ndarray | None
+    where: tuple[np.ndarray, np.ndarray] | None
+    digits: np.ndarray | None
+    count: int
+    shift: int
+
+    def whole(self, j: int) -> np.ndarray:
+        """Slice j as a float64 matrix (made from the digits where they are kept few)."""
+        if j == 0:
+            return self.first
+        if self.low is not None:
+            low: np.ndarray = self.low[j - 1]
+            return low
+        assert self.where is not None and self.digits is not None
+        made = np.zeros(self.first.shape)
+        made[self.where] = self.digits[j - 1]
+        return made
+
+    def terms(self, j: int, transposed: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """Slice j's (rows, columns, values) where it is kept as a few digits, else None (of the transpose if asked)."""
+        if j == 0 or self.where is None or self.digits is None:
+            return None
+        rows, columns = self.where
+        return (columns, rows, self.digits[j - 1]) if transposed else (rows, columns, self.digits[j - 1])
+
+
+def _slices(matrix: np.ndarray, width: int) -> _Slices | None:
+    """``matrix`` (finite values of an input format) cut into integer slices of ``width`` bits, or None.
+
+    The top ``width`` bits below the largest binade first; as many slices as
+    the binades from the largest value down to the last bit of the smallest
+    one need, worked out from those two.  None if that is more than
     :data:`MAX_SLICES` (values spread over too many binades) or would leave
     float64's exponent range; an all-zero matrix is no slices at all.  The
     cutting is exact: power-of-two scalings, dropping fractions, and
     subtracting them, in float32 where every scaling stays in its range.
+    Only values below ``2**(top - width + precision - 1)`` have bits below
+    the first slice's; where they are fewer than :data:`SPARSE` of all,
+    only their digits are kept for the other slices.
     """
     precision = input_format(matrix.dtype).precision
     work: np.ndarray = matrix.astype(np.float32)  # exact: input formats are at most FP32
     largest = max(float(work.max()), -float(work.min()))
     if largest == 0:
-        return np.zeros((0,) + matrix.shape), 0
-    smallest = float(np.abs(work).min(initial=np.inf, where=work != 0))
+        return _Slices(first=np.zeros(matrix.shape), low=None, where=None, digits=None, count=0, shift=0)
+    magnitudes = np.abs(work)
+    smallest = float(magnitudes.min(initial=np.inf, where=work != 0))
     top = math.frexp(largest)[1]  # every |value| < 2**top
     lowest = math.frexp(smallest)[1] - precision  # every value is a whole multiple of 2**lowest
     count = -(-(top - lowest) // width)
     shift = top - count * width  # the last slice's scale
     if count > MAX_SLICES or shift < -1000:
         return None
+    small = magnitudes < 2.0 ** (top - width + precision - 1)  # the rest are whole multiples of 2**(top - width)
+    few = count > 1 and np.count_nonzero(small) < SPARSE * small.size
+    where = np.nonzero(small) if few else None
     if not 0 <= width - top <= 127:
         work = work.astype(np.float64)  # a scaling down could underflow float32, one by over 2**127 is not in it
-    rest: np.ndarray = work * 2.0 ** (width - top)  # exact: a power-of-two scaling; |rest| < 2**width
-    slices = np.empty((count,) + matrix.shape)
+    rest: np.ndarray = (work[where] if where is not None else work) * 2.0 ** (width - top)  # exact; below 2**width
+    first = np.trunc(work * 2.0 ** (width - top)).astype(np.float64) if where is not None else None
+    cut = np.empty((count,) + rest.shape)
     for j in range(count):
         whole = np.trunc(rest)
-        slices[j] = whole
+        cut[j] = whole
         if j + 1 < count:
             rest -= whole  # exact: the fraction, below 1 in magnitude
             rest *= 2.0**width  # exact: the next width bits move above the point
-    return slices, shift
+    if where is None:
+        return _Slices(first=cut[0], low=cut[1:], where=None, digits=None, count=count, shift=shift)
+    assert first is not None
+    return _Slices(first=first, low=None, where=(where[0], where[1]), digits=cut[1:], count=count, shift=shift)
 
 
 def _correctly_rounded(levels: list[np.ndarray], width: int, shift: int) -> np.ndarray:
@@ -379,12 +431,15 @@ def _exact_by_slices(a: np.ndarray, b: np.ndarray, counts: np.ndarray) -> np.nda
 
     Cut ``a`` and ``b`` into integer slices (:func:`_slices`) narrow enough
     that every product of two slice entries, and every sum of 4K of them, is
-    an integer below 2**52: then float64 matrix multiplication (any order,
-    any blocking the BLAS likes) is exact for every pair of slices, block by
-    block of K between the counts, and so is adding up the pairs of one
-    scale.  The exact entry is the sum of those scaled levels, correctly
-    rounded by :func:`_correctly_rounded`.  Milliseconds where the
-    product-by-product route takes a second; finite inputs only.
+    an integer below 2**52: then a float64 matrix product, summed in any
+    order, is exact for every pair of slices, block by block of K between
+    the counts, and so is adding up the pairs of one scale.  A pair with a
+    slice of few nonzeros goes term by term (:func:`_term_by_term`), the
+    others through einsum's own loop, not the BLAS: its threads, on a busy
+    machine, can take longer to meet than to multiply.  The exact entry is
+    the sum of those scaled levels, correctly rounded by
+    :func:`_correctly_rounded`.  A fraction of a second where the
+    product-by-product route takes seconds; finite inputs only.
     """
     (m, k), n = a.shape, b.shape[1]
     width = (50 - max(k, 1).bit_length()) // 2  # 4 * K * 2**(2 * width) <= 2**52
@@ -393,21 +448,41 @@ def _exact_by_slices(a: np.ndarray, b: np.ndarray, counts: np.ndarray) -> np.nda
     left, right = _slices(a, width), _slices(b, width)
     if left is None or right is None:
         return None
-    (slices_a, shift_a), (slices_b, shift_b) = left, right
-    if len(slices_a) == 0 or len(slices_b) == 0:
+    if left.count == 0 or right.count == 0:
         return np.zeros((counts.size, m, n))
-    if shift_a + shift_b < -1000:
+    if left.shift + right.shift < -1000:
         return None
-    edges = np.concatenate([[0], counts]).tolist()
-    stacked_a = slices_a.reshape(-1, k)  # (slices of a * m, K)
-    stacked_b = np.moveaxis(slices_b, 0, 1).reshape(k, -1)  # (K, slices of b * n)
-    blocks = np.stack([stacked_a[:, lo:hi] @ stacked_b[lo:hi] for lo, hi in zip(edges[:-1], edges[1:])])
-    pairs = np.cumsum(blocks, axis=0).reshape(counts.size, len(slices_a), m, len(slices_b), n)  # exact whole numbers
-    levels = [np.zeros((counts.size, m, n)) for _ in range(len(slices_a) + len(slices_b) - 1)]
-    for p in range(len(slices_a)):
-        for q in range(len(slices_b)):
-            levels[p + q] += pairs[:, p, :, q, :]  # exact: at most 4 pairs of one scale, each below 2**50
-    return _correctly_rounded(levels, width, shift_a + shift_b)
+    edges = np.concatenate([[0], counts])
+    levels = [np.zeros((counts.size, m, n)) for _ in range(left.count + right.count - 1)]
+    for p in range(left.count):
+        for q in range(right.count):
+            left_terms, right_terms = left.terms(p), right.terms(q, transposed=True)
+            if left_terms is not None:
+                blocks = _term_by_term(left_terms, m, right.whole(q), edges)
+            elif right_terms is not None:
+                blocks = np.swapaxes(_term_by_term(right_terms, n, left.whole(p).T, edges), 1, 2)
+            else:
+                bounds = edges.tolist()
+                blocks = np.stack([np.einsum("ik,kj->ij", left.whole(p)[:, lo:hi], right.whole(q)[lo:hi])
+                                   for lo, hi in zip(bounds[:-1], bounds[1:])])
+            levels[p + q] += np.cumsum(blocks, axis=0)  # exact: whole numbers below 2**52
+    return _correctly_rounded(levels, width, left.shift + right.shift)
+
+
+def _term_by_term(terms: tuple[np.ndarray, np.ndarray, np.ndarray], m: int, right: np.ndarray,
+                  edges: np.ndarray) -> np.ndarray:
+    """``left[:, lo:hi] @ right[lo:hi]`` for each block of K between ``edges``, from ``left``'s nonzero ``terms``.
+
+    ``left`` has ``m`` rows; the result is ``(blocks, m, right's columns)``.
+
+    Each term ``left[i, k]`` times row k of ``right`` is added to row i of its
+    block: whole numbers, so in any order the sums are exact, as the BLAS's are.
+    """
+    rows, ks, values = terms
+    blocks = np.searchsorted(edges, ks, side="right") - 1  # the block of K each term falls in
+    out = np.zeros((edges.size - 1, m, right.shape[1]))
+    np.add.at(out, (blocks, rows), values[:, np.newaxis] * right[ks])
+    return out
 
 
 def exact_matmul(a: np.ndarray, b: np.ndarray, *, at: np.ndarray | None = None) -> np.ndarray:

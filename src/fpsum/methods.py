@@ -425,7 +425,7 @@ def _stochastic_steps(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nd
 
 
 def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
-    """Stochastic running totals (float64) along ``rows`` (trials of ``fmt``, FP32 or narrower), a run at a time.
+    """Stochastic running totals (float32) along ``rows`` (trials of ``fmt``, FP32 or narrower), a run at a time.
 
     Each trial keeps its own place and total.  :func:`fpsum.rounding.stochastic_run`
     rounds the next inputs as if the sums stayed in the binade of the first
@@ -439,7 +439,7 @@ def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nda
     trials, n = rows.shape
     inputs = np.zeros((trials, n + RUN_LIMIT))  # padded, so that a run may reach past the last input
     inputs[:, :n] = rows
-    totals = np.empty_like(inputs)
+    totals = np.empty(inputs.shape, dtype=np.float32)  # holds every value of FP32 and narrower exactly
     # [trial, step, :k]: the k inputs, draws or totals from that step on (views, no copies).
     input_runs = sliding_window_view(inputs, RUN_LIMIT, axis=1)
     draw_runs = sliding_window_view(draws, RUN_LIMIT, axis=0).swapaxes(0, 1)
@@ -456,10 +456,11 @@ def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nda
         if alone.any():
             run[alone, 0] = stochastic_round(s[alone], x[alone, 0], fmt, u[alone, 0])
             held[alone] = 1
-        total_runs[going, at, :width] = run  # what did not hold is written over by later runs
+        with np.errstate(over="ignore"):  # totals that do not hold may lie beyond float32; later runs write over them
+            total_runs[going, at, :width] = run
         s = run[np.arange(going.size), held - 1]
         at += held
-        width = int(np.clip(2 * held.mean(), RUN_MIN, RUN_LIMIT))
+        width = min(RUN_LIMIT, max(RUN_MIN, 2 * int(held.mean())))
         left = at < n
         going, at, s = going[left], at[left], s[left]
     return totals[:, :n]

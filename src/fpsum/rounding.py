@@ -293,7 +293,8 @@ def stochastic_run(start: np.ndarray, x: np.ndarray, draws: np.ndarray, fmt: For
         in_gaps = x * np.ldexp(1.0, fmt.precision - e)[:, np.newaxis]  # exact: a power of two
         in_gaps[:, 0] = first / gap  # the first step rounds the whole sum: start need not be on the grid
         whole = np.floor(in_gaps)
-        whole += draws < in_gaps - whole  # up with probability the fraction covered
+        covered = np.subtract(in_gaps, whole, out=in_gaps)  # the fraction of a gap past the grid point below
+        whole += draws < covered  # up with probability the fraction covered
         totals = np.cumsum(whole, axis=1)
         totals *= gap[:, np.newaxis]
         # The sums after the first, from the totals before them; exact while the row holds.
@@ -305,7 +306,8 @@ def stochastic_run(start: np.ndarray, x: np.ndarray, draws: np.ndarray, fmt: For
         first_fits = np.abs(first) <= fmt.max_finite
         first_fits &= (first != 0) | ~np.signbit(first)  # -0.0 + -0.0 is -0.0, not the grid's +0
         if not _sums_exact_in_float64(fmt):
-            # A float64 sum a + b is exact iff (a + b) - a == b, where |a| >= |b| (Dekker).
+            # (a + b) - a == b shows a float64 sum exact where |a| >= |b| (Dekker); where |b| > |a|,
+            # a sum that fits needs fewer than 2p bits, which float64 holds.
             fits &= sums - totals[:, :-1] == x[:, 1:]
             first_fits &= (first - start == x[:, 0]) & (first - x[:, 0] == start)
         # The first step holds if its sum fits; the others up to the first sum that does not.

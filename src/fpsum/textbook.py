@@ -61,6 +61,31 @@ def naive(xs: Sequence[float], fmt: Format) -> list[float]:
 # --8<-- [end:naive]
 
 
+def stochastic(xs: Sequence[float], draws: Sequence[float], fmt: Format) -> list[float]:
+    """Recursive summation with stochastic rounding, from ``s = +0``: the running totals, one draw per input.
+
+    Each exact sum ``s + x`` is rounded by :func:`fpsum.rounding.round_exact`
+    in its stochastic mode with that input's draw (in [0, 1)): up, towards
+    +inf, when the draw is below the fraction of the gap the sum has covered.
+    A sum beyond the largest finite value rounds to nearest instead, so it
+    overflows as the format does (inf, or NaN in E4M3) unless it lies within
+    half a gap of the largest value.  NaN and inf propagate as in
+    :func:`add`; an exact zero sum is +0.0.  ``ValueError`` if ``xs`` and
+    ``draws`` differ in length.
+    """
+    s = 0.0
+    totals = []
+    for x, draw in zip(xs, draws, strict=True):
+        if math.isfinite(s) and math.isfinite(x):
+            exact = Fraction(s) + Fraction(x)
+            beyond = abs(exact) > Fraction(fmt.max_finite)
+            s = round_exact(exact, fmt) if beyond else round_exact(exact, fmt, "stochastic", uniform=draw)
+        else:
+            s = add(s, x, fmt)  # NaN in, NaN out; inf + -inf is NaN
+        totals.append(s)
+    return totals
+
+
 # --8<-- [start:kahan]
 def kahan(xs: Sequence[float], fmt: Format) -> list[float]:
     """Kahan's compensated summation (Kahan 1965): the running totals, every operation rounded to ``fmt``.
