@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from figures import cache
-from figures.build import _record_times, last_times, longest_first
+from figures.build import FigureError, _record_times, build_all, last_times, longest_first
 from figures.cache import lookup, store
 from figures.record import Built, Record
 from repocopy import BuiltCopy
@@ -65,6 +67,29 @@ def test_build_times_are_merged_and_an_unreadable_file_counts_as_none(tmp_path: 
     for garbage in ("not json", "[1, 2]", '{"a": "slow"}'):
         times.write_text(garbage)
         assert last_times(times) == {}
+
+
+@dataclass(frozen=True)
+class _Wait:
+    seconds: float
+
+
+def _fails(figure_id: str, params: _Wait) -> Built:
+    raise ZeroDivisionError("a broken model")
+
+
+def _slow(figure_id: str, params: _Wait) -> Built:
+    time.sleep(params.seconds)
+    return Built(files={f"figures/{figure_id}.svg": b"<svg/>"})
+
+
+def test_the_first_failure_stops_the_build_and_what_has_not_started_is_not_built(cache_dir: Path) -> None:
+    """A broken model fails every record: the build says so for the first, without building the rest."""
+    records = [Record("broken", _Wait(0.0), _fails)] + [Record(f"slow-{k}", _Wait(0.3), _slow) for k in range(12)]
+    with pytest.raises(FigureError, match=r"figure 'broken' .*ZeroDivisionError: a broken model"):
+        build_all(records, workers=2)
+    stored = [entry for entry in cache_dir.glob("*/done")] if cache_dir.exists() else []
+    assert len(stored) < 6, f"{len(stored)} of the 12 records after the failure were built anyway"
 
 REBUILT = """
 import json, sys

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from . import (
@@ -128,7 +128,11 @@ def longest_first(missing: list[tuple[Record, str]], times: dict[str, float]) ->
 
 
 def _build_missing(missing: list[tuple[Record, str]], workers: int) -> dict[str, tuple[Built, float]]:
-    """Build what the cache lacks, in ``workers`` processes (in this one if 1), longest first."""
+    """Build what the cache lacks, in ``workers`` processes (in this one if 1), longest first.
+
+    The first failure stops the build: records not started yet are not built
+    (a broken model fails them all, and ``mkdocs serve`` should say so at once).
+    """
     missing = longest_first(missing, last_times())
     results: dict[str, tuple[Built, float]] = {}
     if workers <= 1:
@@ -140,11 +144,13 @@ def _build_missing(missing: list[tuple[Record, str]], workers: int) -> dict[str,
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures = [(record, pool.submit(_make, record, key)) for record, key in missing]
-            for record, future in futures:
-                try:
-                    results[record.id] = future.result()
-                except Exception as error:
-                    raise _fail(record, error) from None
+            wait([future for _, future in futures], return_when=FIRST_EXCEPTION)
+            failed = [(record, future) for record, future in futures if future.done() and future.exception()]
+            if failed:  # the first to fail, in the order started; what has not started is not built
+                pool.shutdown(cancel_futures=True)
+                record, future = failed[0]
+                raise _fail(record, future.exception() or RuntimeError("failed")) from None
+            results = {record.id: future.result() for record, future in futures}
     if results:
         _record_times({name: seconds for name, (_, seconds) in results.items()})
     return results
