@@ -40,6 +40,7 @@ PAIRWISE_CHUNK = 1 << 14
 """Inputs per aligned chunk whose pair sums :func:`pairwise_at` takes in cache (a power of two)."""
 ROUNDING_STREAM = 0x5352  # keeps stochastic rounding's draws apart from the inputs' stream
 RUN_MIN, RUN_LIMIT = 16, 1024  # stochastic rounding's runs: 64 trials of 1024 float64 values fit in a core's cache
+DRAW_BLOCK = 512  # steps of stochastic rounding's draws transposed at a time
 
 METHOD_LABELS: dict[str, str] = {
     "naive": "naive",
@@ -408,10 +409,24 @@ def stochastic_running(values: np.ndarray, fmt: Format, seed: int = 0) -> np.nda
     _check(values, fmt)
     n = values.shape[-1]
     rows = values.reshape(-1, n)
-    # draws[i] holds step i's draws, trial after trial; RUN_LIMIT more at the end are drawn and never used.
-    draws = np.random.default_rng([ROUNDING_STREAM, seed]).random((n + RUN_LIMIT, rows.shape[0]))
+    # RUN_LIMIT more steps' draws at the end are drawn and never used: a run may reach past the last input.
+    draws = _draws_by_trial(np.random.default_rng([ROUNDING_STREAM, seed]), n + RUN_LIMIT, rows.shape[0])
     totals = _stochastic_runs(rows, fmt, draws) if fmt.precision <= 24 else _stochastic_steps(rows, fmt, draws)
     return totals.astype(fmt.dtype).reshape(values.shape)
+
+
+def _draws_by_trial(rng: np.random.Generator, steps: int, trials: int) -> np.ndarray:
+    """``rng.random((steps, trials)).T``, the draws for each step, trial after trial, stored by trial.
+
+    Drawn a block of steps at a time and each block transposed while it is in
+    cache, which is faster than transposing the whole; NumPy fills an array
+    row after row from one stream, so the blocks are the same draws.
+    """
+    by_trial = np.empty((trials, steps))
+    for begin in range(0, steps, DRAW_BLOCK):
+        block = rng.random((min(DRAW_BLOCK, steps - begin), trials))
+        by_trial[:, begin:begin + len(block)] = block.T
+    return by_trial
 
 
 def _stochastic_steps(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
@@ -419,7 +434,7 @@ def _stochastic_steps(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nd
     totals = np.empty(rows.shape)
     s = np.zeros(rows.shape[0], dtype=fmt.dtype)
     for i in range(rows.shape[1]):
-        s = stochastic_round(s.astype(np.float64), rows[:, i].astype(np.float64), fmt, draws[i])
+        s = stochastic_round(s.astype(np.float64), rows[:, i].astype(np.float64), fmt, draws[:, i])
         totals[:, i] = s
     return totals
 
@@ -442,7 +457,7 @@ def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nda
     totals = np.empty(inputs.shape, dtype=np.float32)  # holds every value of FP32 and narrower exactly
     # [trial, step, :k]: the k inputs, draws or totals from that step on (views, no copies).
     input_runs = sliding_window_view(inputs, RUN_LIMIT, axis=1)
-    draw_runs = sliding_window_view(draws, RUN_LIMIT, axis=0).swapaxes(0, 1)
+    draw_runs = sliding_window_view(draws, RUN_LIMIT, axis=1)
     total_runs = sliding_window_view(totals, RUN_LIMIT, axis=1, writeable=True)
     going = np.arange(trials)  # the trials not yet at the end ...
     at = np.zeros(trials, dtype=np.int64)  # ... the step each has reached ...
@@ -452,7 +467,7 @@ def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nda
         x = input_runs[going, at, :width]
         u = draw_runs[going, at, :width]
         run, held = stochastic_run(s, x, u, fmt)
-        alone = held == 0  # the first sum overflows, or float64 rounds it: the reference step
+        alone = held == 0  # the first sum overflows, is NaN or inf, or float64 rounds it: the reference step
         if alone.any():
             run[alone, 0] = stochastic_round(s[alone], x[alone, 0], fmt, u[alone, 0])
             held[alone] = 1
