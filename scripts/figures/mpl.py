@@ -37,7 +37,10 @@ from .looks import LOOKS, MARKERS, PALETTES, Palette  # noqa: E402
 from .text import superscript  # noqa: E402
 
 RC: dict[RcKeyType, Any] = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fpsum",
-                             "lines.scale_dashes": True}
+                             "lines.scale_dashes": True, "axes.titley": 1.0}
+"""``axes.titley`` fixed: matplotlib would otherwise measure every tick label of a panel at each draw to
+see whether the title must move up over labels on top; no panel has any, and a title that met one
+would fail the layout check."""
 SVG_RC: dict[RcKeyType, Any] = RC | {"figure.dpi": 72}
 """What :func:`render` draws with: the SVG's own 72 dots per inch, so a figure is laid out, checked and
 saved at one resolution (a drawing function that measures its texts gets what is saved)."""
