@@ -452,11 +452,12 @@ def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nda
     draw for the same step, the same rounding.
     """
     trials, n = rows.shape
-    inputs = np.zeros((trials, n + RUN_LIMIT))  # padded, so that a run may reach past the last input
+    inputs = np.zeros((trials, n + RUN_LIMIT), dtype=rows.dtype)  # padded, so that a run may reach past the end
     inputs[:, :n] = rows
     totals = np.empty(inputs.shape, dtype=np.float32)  # holds every value of FP32 and narrower exactly
-    # [trial, step, :k]: the k inputs, draws or totals from that step on (views, no copies).
-    input_runs = sliding_window_view(inputs, RUN_LIMIT, axis=1)
+    # [trial, step, :k]: the k inputs, draws or totals from that step on (views, no copies).  The inputs'
+    # windows are over their bits, as sliding_window_view does not keep ml_dtypes' types.
+    input_runs = sliding_window_view(inputs.view(f"u{inputs.itemsize}"), RUN_LIMIT, axis=1)
     draw_runs = sliding_window_view(draws, RUN_LIMIT, axis=1)
     total_runs = sliding_window_view(totals, RUN_LIMIT, axis=1, writeable=True)
     going = np.arange(trials)  # the trials not yet at the end ...
@@ -464,7 +465,7 @@ def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nda
     s = np.zeros(trials)  # ... and its total so far
     width = RUN_MIN
     while going.size:
-        x = input_runs[going, at, :width]
+        x = input_runs[going, at, :width].view(rows.dtype).astype(np.float64)
         u = draw_runs[going, at, :width]
         run, held = stochastic_run(s, x, u, fmt)
         alone = held == 0  # the first sum overflows, is NaN or inf, or float64 rounds it: the reference step
