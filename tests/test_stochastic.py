@@ -39,20 +39,27 @@ def stored(values: np.ndarray, fmt: Format) -> np.ndarray:
         return fpsum.to_format(values, fmt)
 
 
-def one_rounding_per_input(values: np.ndarray, fmt: Format, seed: int) -> np.ndarray:
-    """``s = stochastic_round(s, x)`` input after input from ``s = +0``, every trial at once, with the same draws.
+def assert_one_rounding_per_input(totals: np.ndarray, values: np.ndarray, fmt: Format, seed: int) -> None:
+    """``totals`` are ``s = stochastic_round(s, x)`` input after input from ``s = +0``, the same draws, bit for bit.
 
     The draws: one per addition from the ``(ROUNDING_STREAM, seed)`` stream,
-    step after step, the trials of a step together.
+    step after step, the trials of a step together.  Every step is checked at
+    once: each total must be ``stochastic_round`` of the total before it (``+0``
+    before the first) and its input, with its draw (``stochastic_round`` is
+    elementwise).  Where that holds at every step, the totals are, by
+    induction on the step, the ones the loop of one rounding per input gives.
     """
-    rows = values.reshape(-1, values.shape[-1])
-    draws = np.random.default_rng([ROUNDING_STREAM, seed]).random((rows.shape[1], rows.shape[0]))
-    totals = np.empty(rows.shape, dtype=fmt.dtype)
-    s = np.zeros(rows.shape[0], dtype=fmt.dtype)
-    for i in range(rows.shape[1]):
-        s = stochastic_round(s.astype(np.float64), rows[:, i].astype(np.float64), fmt, draws[i])
-        totals[:, i] = s
-    return totals.reshape(values.shape)
+    assert totals.shape == values.shape and totals.dtype == fmt.dtype
+    rows, got = values.reshape(-1, values.shape[-1]), totals.reshape(-1, values.shape[-1])
+    draws = np.random.default_rng([ROUNDING_STREAM, seed]).random((rows.shape[1], rows.shape[0])).T
+    before = np.concatenate([np.zeros((rows.shape[0], 1), dtype=fmt.dtype), got[:, :-1]], axis=1)
+    want = stochastic_round(before.astype(np.float64), rows.astype(np.float64), fmt, draws)
+    wrong = np.argwhere(bits(got) != bits(want))
+    if wrong.size:
+        trial, step = wrong[0]
+        raise AssertionError(f"trial {trial}, step {step}: {got[trial, step]!r} after {before[trial, step]!r} + "
+                             f"{rows[trial, step]!r} (draw {draws[trial, step]!r}); one rounding gives "
+                             f"{want[trial, step]!r} ({wrong.shape[0]} steps differ)")
 
 
 def across_binades(fmt: Format, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
@@ -110,8 +117,7 @@ MAKERS: list[Maker] = [across_binades, near_zero, random_walk, towards_overflow,
 def test_runs_give_the_bits_of_one_rounding_per_input(fmt: Format, make: Maker) -> None:
     values = make(fmt, (8, 1500), np.random.default_rng(3))
     for seed in (0, 5):
-        want = one_rounding_per_input(values, fmt, seed)
-        assert np.array_equal(bits(stochastic_running(values, fmt, seed)), bits(want))
+        assert_one_rounding_per_input(stochastic_running(values, fmt, seed), values, fmt, seed)
 
 
 @pytest.mark.parametrize("fmt", [FP16, BF16], ids=lambda f: f.name)
@@ -119,7 +125,7 @@ def test_runs_give_the_bits_of_one_rounding_per_input(fmt: Format, make: Maker) 
 def test_long_sums_give_the_bits_of_one_rounding_per_input(fmt: Format, kind: fpsum.InputKind) -> None:
     """Long enough for FP16's totals to reach the top binade (ones: and stay pinned at 65,504)."""
     values = fpsum.make_inputs(kind, 70_000, fmt, seed=2, trials=3)
-    assert np.array_equal(bits(stochastic_running(values, fmt, 1)), bits(one_rounding_per_input(values, fmt, 1)))
+    assert_one_rounding_per_input(stochastic_running(values, fmt, 1), values, fmt, 1)
 
 
 @pytest.mark.parametrize("shape", [(1,), (2,), (700,), (2, 3, 40), (0, 5)])
@@ -127,7 +133,7 @@ def test_any_leading_axes_draw_trial_after_trial(shape: tuple[int, ...]) -> None
     values = random_walk(FP16, (math.prod(shape[:-1]), shape[-1]), np.random.default_rng(4)).reshape(shape)
     got = stochastic_running(values, FP16, 9)
     assert got.shape == shape and got.dtype == FP16.dtype
-    assert np.array_equal(bits(got), bits(one_rounding_per_input(values, FP16, 9)))
+    assert_one_rounding_per_input(got, values, FP16, 9)
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
@@ -232,7 +238,7 @@ def test_a_sum_float64_rounds_is_left_to_the_reference(fmt: Format) -> None:
     assert held.tolist() == [0, 1]
     assert totals[1, 0] == want[1, 0]
     values = np.array([[1.0, -(2.0**-60)] * 50, [0.5, 0.5, -(2.0**-60)] * 33 + [0.5]], dtype=fmt.dtype)
-    assert np.array_equal(bits(stochastic_running(values, fmt, 4)), bits(one_rounding_per_input(values, fmt, 4)))
+    assert_one_rounding_per_input(stochastic_running(values, fmt, 4), values, fmt, 4)
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
