@@ -238,21 +238,35 @@ def test_bf16_uniform_inputs_give_the_stall_point_in_every_order_tried() -> None
 
 
 def test_bf16_uniform_inputs_give_the_stall_point_in_every_order_there_is() -> None:
-    """The argument of [Maths, Why the order matters], exhaustively over BF16: inputs between 0 and 1 never lower a
-    partial sum; below S* = 256 one above one half raises it by at least one half; none takes it past S*, none
-    moves it from S*; and the inputs hold more than 2 S* inputs above one half.
+    """The argument of [Maths, Why the order matters], on every partial sum any order of the figure's inputs can reach.
+
+    Those are 0 and the BF16 values from the smallest nonzero input up to S* = 256: adding any of the inputs (all
+    between 0 and 1) to one of them below S* gives one of them again, never smaller, at most S* (so, step by step,
+    no order leaves them); from S* every input is lost.  Exhaustively over BF16 inputs above one half: below S*
+    each raises a partial sum by at least one half.  And the inputs hold more than 2 S* inputs above one half.
     """
     with np.errstate(invalid="ignore"):  # the NaN codes
         codes = np.arange(2**16, dtype=np.uint16).view(ml_dtypes.bfloat16).astype(np.float64)
     finite = codes[np.isfinite(codes)]
-    s = finite[(finite >= 0) & (finite < BF16.stall_point)][:, np.newaxis]
-    inputs = finite[(finite >= 0) & (finite <= 1)]
-    after = np.asarray(fpsum.to_format(s + inputs, BF16), dtype=np.float64)  # the float64 sum is exact: one rounding
-    assert np.all(after >= s) and np.all(after <= BF16.stall_point)
-    assert np.all((after - s)[:, inputs > 0.5] >= 0.5)
-    assert np.all(np.asarray(fpsum.to_format(BF16.stall_point + inputs, BF16)) == BF16.stall_point)
     values = ORDERS.inputs(BF16, "uniform").astype(np.float64)
     assert values.min() >= 0 and values.max() <= 1
+    inputs = np.unique(values)
+    smallest = inputs[inputs > 0].min()
+    below = finite[((finite >= smallest) | (finite == 0)) & (finite < BF16.stall_point)]
+
+    def added(s: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Each partial sum (rows) plus each input (columns): the float64 sum is exact, so one rounding."""
+        return np.asarray(fpsum.to_format(s[:, np.newaxis] + x, BF16), dtype=np.float64)
+
+    after = added(below, inputs)
+    outside = np.argwhere(~(np.isin(after, below) | (after == BF16.stall_point)))
+    assert outside.size == 0, f"{below[outside[0][0]]} + {inputs[outside[0][1]]} is no partial sum of the list"
+    assert np.all(after >= below[:, np.newaxis]) and np.all(after <= BF16.stall_point)
+    assert np.all(added(np.array([BF16.stall_point]), inputs) == BF16.stall_point)
+    every_below = finite[(finite >= 0) & (finite < BF16.stall_point)]
+    above_half = finite[(finite > 0.5) & (finite <= 1)]
+    assert np.all(added(every_below, above_half) - every_below[:, np.newaxis] >= 0.5)
+    assert np.all(added(np.array([BF16.stall_point]), finite[(finite >= 0) & (finite <= 1)]) == BF16.stall_point)
     assert (values > 0.5).sum() > 2 * BF16.stall_point
     assert (values > 0.5).sum() == orders()["bf16_uniform"].above_half
 
