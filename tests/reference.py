@@ -28,8 +28,9 @@ accumulator's reference does each step of its definition on Fractions.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from fractions import Fraction
 
 import numpy as np
@@ -267,3 +268,19 @@ def from_floats(values: Sequence[float] | Sequence[Sequence[float]] | np.ndarray
     numbers = ~np.isnan(wide)
     assert np.all(np.signbit(back[numbers]) == np.signbit(wide[numbers]))
     return narrow
+
+
+def assert_every_case(check: Callable[..., None], *axes: Iterable[object]) -> None:
+    """``check(*case)`` for every combination of the axes' values; on failure list every case that failed.
+
+    For many cheap cases in one test (a test per case costs pytest more than
+    the check): every case is still run, and each failing one is named with
+    its own message.
+    """
+    failed = []
+    for case in itertools.product(*axes):
+        try:
+            check(*case)
+        except AssertionError as error:
+            failed.append(f"{case}: {error}")
+    assert not failed, f"{len(failed)} case(s) failed:\n" + "\n".join(failed)
