@@ -149,7 +149,11 @@ def product(x: float, y: float, acc: Format) -> float:
 
 def dot_unfused(xs: Sequence[float], ys: Sequence[float], acc: Format, method: str, block: int = 128) -> list[float]:
     """Running dot products: every product rounded once to ``acc``, then summed by the method's reference."""
-    rounded = [product(x, y, acc) for x, y in zip(xs, ys)]
+    return summed([product(x, y, acc) for x, y in zip(xs, ys)], acc, method, block)
+
+
+def summed(rounded: Sequence[float], acc: Format, method: str, block: int = 128) -> list[float]:
+    """The running sums of products already rounded to ``acc``, by the method's reference: :func:`dot_unfused`'s sum."""
     if method == "blocked":
         return blocked(rounded, acc, block)
     return RUNNING[method](rounded, acc)
