@@ -145,7 +145,9 @@ def test_sweep_in_chunks_is_one_draw() -> None:
         n = int(result.ns[j])
         xs = last[:n]
         assert result.errors["naive"][-1, j] == float(relative_error(reference.naive(xs, FP16)[-1], xs)), n
-    exact = sum((Fraction(x) for x in last), Fraction(0))
+    scaled = np.ldexp(np.asarray(last), 24)  # FP16 values are multiples of 2**-24: whole numbers, summed exactly
+    assert np.all(scaled == np.round(scaled))
+    exact = Fraction(int(scaled.astype(np.int64).sum()), 2**24)
     assert result.errors["naive"][-1, -1] == float(1 - Fraction(2048) / exact)  # stalled at 2048
 
 
