@@ -181,6 +181,15 @@ def dot_fused(xs: Sequence[float], ys: Sequence[float], acc: Format) -> list[flo
     return totals
 
 
+def exact_total(xs: Iterable[float]) -> Fraction:
+    """The exact sum of finite floats, as a Fraction: each is an integer over a power of two, so the sum is
+    the integers brought to the largest denominator, added, over it (no Fraction sum to reduce at every step).
+    """
+    ratios = [x.as_integer_ratio() for x in xs]
+    denominator = max((d for _, d in ratios), default=1)
+    return Fraction(sum(n * (denominator // d) for n, d in ratios), denominator)
+
+
 def exact_prefix_sums(xs: Sequence[float]) -> list[Fraction]:
     """Exact running sums, as Fractions."""
     total = Fraction(0)
