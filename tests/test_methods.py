@@ -29,7 +29,7 @@ from fpsum.methods import (
     total,
 )
 from fpsum.rounding import to_format
-from reference import assert_same_bits, from_floats
+from reference import assert_every_case, assert_same_bits, from_floats
 
 FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32)
 KINDS = ("uniform", "mixed", "cancel", "wide_range", "codes")
@@ -96,33 +96,46 @@ def reference_running(method: str, values: np.ndarray, fmt: Format) -> np.ndarra
     return from_floats(totals, out_fmt).reshape(values.shape)
 
 
-@pytest.mark.parametrize("method", CHECKED)
-@pytest.mark.parametrize("n", LENGTHS)
-@pytest.mark.parametrize("kind", KINDS)
-@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
-def test_running_totals_match_reference(fmt: Format, kind: str, n: int, method: Method) -> None:
-    values = cached_values(fmt.name, kind, n)
-    got = running_totals(method, values, fmt)
-    assert got.shape == values.shape
-    assert_same_bits(got, reference_running(method, values, fmt))
+@functools.cache
+def cached_reference(method: str, fmt_name: str, kind: str, n: int) -> np.ndarray:
+    """``reference_running`` on ``cached_values(fmt_name, kind, n)``, computed once for every test that needs it."""
+    want = reference_running(method, cached_values(fmt_name, kind, n), get_format(fmt_name))
+    want.setflags(write=False)
+    return want
 
 
-@pytest.mark.parametrize("method", CHECKED)
-@pytest.mark.parametrize("n", (1, 2, 3, 4, 6, 8, 64, 100))
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("fmt", FORMATS, ids=ids)
-def test_total_matches_reference(fmt: Format, kind: str, n: int, method: Method) -> None:
-    """The final sum; for pairwise from the recursive ``pairwise_sum`` and the one-shot reference."""
-    values = cached_values(fmt.name, kind, n)
-    got = np.asarray(total(method, values, fmt))
-    assert got.shape == (TRIALS,)
-    rows = values.astype(np.float64).tolist()
-    if method == "pairwise":
-        want = [reference.pairwise(row, fmt) for row in rows]
-    else:
-        want = [reference.RUNNING[method](row, fmt)[-1] for row in rows]
-    out_fmt = reference.wide_accumulator(fmt) if method == "wide" else fmt
-    assert_same_bits(got, from_floats(want, out_fmt))
+def test_running_totals_match_reference(fmt: Format, kind: str) -> None:
+    """Every length and every method: the running totals, bit for bit."""
+
+    def check(n: int, method: Method) -> None:
+        values = cached_values(fmt.name, kind, n)
+        got = running_totals(method, values, fmt)
+        assert got.shape == values.shape
+        assert_same_bits(got, cached_reference(method, fmt.name, kind, n))
+
+    assert_every_case(check, LENGTHS, CHECKED)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_total_matches_reference(fmt: Format, kind: str) -> None:
+    """The final sum, every method and length; for pairwise from the recursive ``pairwise_sum`` and the one-shot
+    reference.
+    """
+
+    def check(n: int, method: Method) -> None:
+        values = cached_values(fmt.name, kind, n)
+        got = np.asarray(total(method, values, fmt))
+        assert got.shape == (TRIALS,)
+        if method == "pairwise":
+            want = from_floats([reference.pairwise(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
+        else:
+            want = cached_reference(method, fmt.name, kind, n)[..., -1]  # the reference's last running total
+        assert_same_bits(got, want)
+
+    assert_every_case(check, (1, 2, 3, 4, 6, 8, 64, 100), CHECKED)
 
 
 @pytest.mark.parametrize("fmt", (FP16, BF16, E4M3), ids=ids)
@@ -135,51 +148,62 @@ def test_pairwise_running_is_pairwise_sum_of_every_prefix(fmt: Format, kind: str
         assert_same_bits(running[..., i - 1], np.asarray(pairwise_sum(values[..., :i], fmt)))
 
 
-@pytest.mark.parametrize("n", (1, 2, 3, 100, 257))
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("fmt", FORMATS, ids=ids)
-def test_pairwise_at_is_the_reference_at_every_count(fmt: Format, kind: str, n: int) -> None:
+def test_pairwise_at_is_the_reference_at_every_count(fmt: Format, kind: str) -> None:
     """``pairwise_at`` (one pyramid of pair sums for all counts) against the recursive definition, every
     prefix, NaN / inf / -0.0 included; then counts out of order, repeated, and on more leading axes.
+    Lengths 1, 2, 3, 100 and 257.
     """
-    values = cached_values(fmt.name, kind, n)
-    rows = values.astype(np.float64).tolist()
-    want = from_floats([reference.pairwise_prefixes(row, fmt) for row in rows], fmt)
-    assert_same_bits(pairwise_at(values, fmt, np.arange(1, n + 1)), want)
-    shuffled = np.array([n, 1, (n + 1) // 2, n, 1])
-    assert_same_bits(pairwise_at(values, fmt, shuffled), want[:, shuffled - 1])
-    stacked = np.stack([values, values[::-1]])
-    assert_same_bits(pairwise_at(stacked, fmt, shuffled), np.stack([want, want[::-1]])[..., shuffled - 1])
+
+    def check(n: int) -> None:
+        values = cached_values(fmt.name, kind, n)
+        want = cached_reference("pairwise", fmt.name, kind, n)  # reference.pairwise_prefixes, row by row
+        assert_same_bits(pairwise_at(values, fmt, np.arange(1, n + 1)), want)
+        shuffled = np.array([n, 1, (n + 1) // 2, n, 1])
+        assert_same_bits(pairwise_at(values, fmt, shuffled), want[:, shuffled - 1])
+        stacked = np.stack([values, values[::-1]])
+        assert_same_bits(pairwise_at(stacked, fmt, shuffled), np.stack([want, want[::-1]])[..., shuffled - 1])
+
+    assert_every_case(check, (1, 2, 3, 100, 257))
 
 
-@pytest.mark.parametrize("chunk", (1, 2, 8, 64))
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("fmt", FORMATS, ids=ids)
-def test_pairwise_at_in_chunks_of_any_size(fmt: Format, kind: str, chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Chunks far smaller than the counts: the digits below a chunk and above it still add up to the tree."""
-    monkeypatch.setattr("fpsum.methods.PAIRWISE_CHUNK", chunk)
+def test_pairwise_at_in_chunks_of_any_size(fmt: Format, kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks far smaller than the counts (1, 2, 8, 64): the digits below a chunk and above it still add up
+    to the tree.
+    """
     values = cached_values(fmt.name, kind, 257)
-    want = from_floats([reference.pairwise_prefixes(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
-    assert_same_bits(pairwise_at(values, fmt, np.arange(1, 258)), want)
-    counts = np.array([257, 64, 1, 128, 65, 256, 64])
-    assert_same_bits(pairwise_at(values, fmt, counts), want[:, counts - 1])
+    want = cached_reference("pairwise", fmt.name, kind, 257)
+
+    def check(chunk: int) -> None:
+        monkeypatch.setattr("fpsum.methods.PAIRWISE_CHUNK", chunk)
+        assert_same_bits(pairwise_at(values, fmt, np.arange(1, 258)), want)
+        counts = np.array([257, 64, 1, 128, 65, 256, 64])
+        assert_same_bits(pairwise_at(values, fmt, counts), want[:, counts - 1])
+
+    assert_every_case(check, (1, 2, 8, 64))
 
 
-@pytest.mark.parametrize("block", (1, 5, 64, 1 << 14))
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("fmt", FORMATS, ids=ids)
-def test_naive_at_carries_the_running_total_across_blocks(fmt: Format, kind: str, block: int,
+def test_naive_at_carries_the_running_total_across_blocks(fmt: Format, kind: str,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """``naive_at`` in blocks of any size (the first addition of a block is fl(total + x)) gives the
-    one-pass running totals bit for bit, NaN / inf / -0.0 included, at counts in any order.
+    """``naive_at`` in blocks of any size (1, 5, 64, 2**14; the first addition of a block is fl(total + x))
+    gives the one-pass running totals bit for bit, NaN / inf / -0.0 included, at counts in any order.
     """
-    monkeypatch.setattr("fpsum.methods.NAIVE_BLOCK", block * TRIALS)
     values = cached_values(fmt.name, kind, 257)
-    want = from_floats([reference.naive(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
-    assert_same_bits(naive_at(values, fmt, np.arange(1, 258)), want)
-    counts = np.array([257, 1, 64, 65, 64, 2])
-    assert_same_bits(naive_at(values, fmt, counts), want[:, counts - 1])
-    assert_same_bits(naive_at(values[0], fmt, counts), want[0, counts - 1])
+    want = cached_reference("naive", fmt.name, kind, 257)  # reference.naive, row by row
+
+    def check(block: int) -> None:
+        monkeypatch.setattr("fpsum.methods.NAIVE_BLOCK", block * TRIALS)
+        assert_same_bits(naive_at(values, fmt, np.arange(1, 258)), want)
+        counts = np.array([257, 1, 64, 65, 64, 2])
+        assert_same_bits(naive_at(values, fmt, counts), want[:, counts - 1])
+        assert_same_bits(naive_at(values[0], fmt, counts), want[0, counts - 1])
+
+    assert_every_case(check, (1, 5, 64, 1 << 14))
 
 
 @pytest.mark.parametrize("block", (1, 3, 64))
