@@ -13,6 +13,7 @@ for the FP16 and BF16 addition checks.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable
@@ -374,13 +375,22 @@ CASTS = [pytest.param(fmt, to_format, id=f"to_format-{fmt.name}") for fmt in (FP
 ]
 
 
-@pytest.mark.parametrize(("fmt", "cast"), CASTS)
-def test_cast_from_float64_matches_round_exact(fmt: Format, cast: Cast) -> None:
+@functools.cache
+def cast_cases(fmt_name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The float64 cases of a format and ``round_exact`` of each: computed once for every cast held to them."""
+    fmt = get_format(fmt_name)
     rng = np.random.default_rng([SEED, 2, fmt.bits, fmt.precision])
     values = float64_cases(fmt, 4000, rng)
+    values.setflags(write=False)  # shared: no cast may write to it
+    return values, round_exact_array(values, fmt)
+
+
+@pytest.mark.parametrize(("fmt", "cast"), CASTS)
+def test_cast_from_float64_matches_round_exact(fmt: Format, cast: Cast) -> None:
+    values, want = cast_cases(fmt.name)
     got = cast(values, fmt)
     assert got.dtype == fmt.dtype
-    assert_same_bits(got, round_exact_array(values, fmt), values)
+    assert_same_bits(got, want, values)
 
 
 def test_to_format_keeps_shape_and_takes_scalars() -> None:
