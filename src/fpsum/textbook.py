@@ -162,14 +162,16 @@ def pairwise(xs: Sequence[float], fmt: Format) -> float:
 
 
 def _binade(value: Fraction) -> int:
-    """floor(log2 |value|) of a nonzero rational, exactly."""
-    magnitude = abs(value)
-    e = magnitude.numerator.bit_length() - magnitude.denominator.bit_length()
-    while Fraction(2) ** e > magnitude:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= magnitude:
-        e += 1
-    return e
+    """floor(log2 |value|) of a nonzero rational, exactly.
+
+    With |value| = n / d, 2**(bits(n) - 1) <= n < 2**bits(n) and likewise d,
+    so e = bits(n) - bits(d) gives 2**(e - 1) < |value| < 2**(e + 1): the
+    answer is e when n >= d * 2**e, else e - 1 (integers, compared exactly).
+    """
+    n, d = abs(value.numerator), value.denominator
+    e = n.bit_length() - d.bit_length()
+    at_least = n >= d << e if e >= 0 else n << -e >= d
+    return e if at_least else e - 1
 
 
 def _toward_zero(value: Fraction, quantum: Fraction) -> Fraction:
