@@ -1,9 +1,12 @@
 """Weight updates: every storage method against a slow scalar reference, bit for bit, and the claims about them.
 
 The reference does one operation at a time on Python floats: the exact sum
-as a Fraction, rounded once with :func:`fpsum.rounding.round_exact` (to
-nearest, or stochastically with the same draws).  It shares nothing with the
-model but ``round_exact`` and the seeded draw stream.
+rounded once, to nearest with :func:`fpsum.rounding.add_exact` (exact integer
+arithmetic, held to NumPy's and ml_dtypes' additions in test_rounding.py and
+to ``round_exact`` in test_add_rounded.py), or stochastically with
+:func:`fpsum.rounding.round_exact` of the Fraction sum and the same draws.
+It shares nothing with the model but those scalar roundings and the seeded
+draw stream.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import pytest
 from fpsum import updates
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
 from fpsum.methods import ROUNDING_STREAM
-from fpsum.rounding import add_rounded, round_exact, to_format
+from fpsum.rounding import add_exact, add_rounded, round_exact, to_format
 from fpsum.updates import (
     UPDATE_METHODS,
     UpdateMethod,
@@ -44,10 +47,7 @@ def ids(fmt: Format) -> str:
 
 def rn(a: float, b: float, fmt: Format) -> float:
     """``a + b`` rounded once to nearest; an exact zero is +0.0 unless both are -0.0 (finite operands)."""
-    exact = Fraction(a) + Fraction(b)
-    if exact == 0:
-        return -0.0 if math.copysign(1, a) < 0 and math.copysign(1, b) < 0 else 0.0
-    return round_exact(exact, fmt)
+    return add_exact(a, b, fmt)
 
 
 def reference_weight(w0: float, steps: list[float], fmt: Format, method: str, draws: list[float]) -> list[float]:
