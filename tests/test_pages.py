@@ -116,7 +116,7 @@ def test_no_model_number_is_typed_by_hand_into_docs(site_dir: Path) -> None:
     for md in sorted((REPO / "docs").glob("*.md")):
         text = re.sub(r"\{\{.*?\}\}", " ", md.read_text(encoding="utf-8"))  # tokens are fine
         text = re.sub(r"https?://\S+|doi:\S+|arXiv:\S+|#\d+", " ", text)  # addresses and issue numbers
-        for number in typed:
+        for number in (n for n in typed if n in text):  # a match needs the text; most numbers are not there at all
             for hit in re.finditer(rf"(?<![\w,.]){re.escape(number)}(?![\d,]|\.\d)", text):  # not A100's 100
                 line = text[: hit.start()].count("\n") + 1
                 offenders.append(f"{md.name}:{line}: {number}")
