@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import math
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -128,21 +127,6 @@ def builds(site: Path) -> None:
         print(f"model edit shown by mkdocs serve: FAILED ({error})")
 
 
-def page_weight(site: Path, page: Path) -> tuple[int, int]:
-    """Bytes of the page and of the files it loads directly (scripts, styles, images)."""
-    html = page.read_text(encoding="utf-8")
-    refs = set(re.findall(r'(?:src|href)="([^"#?]+)[^"]*"', html))
-    total, count = page.stat().st_size, 1
-    for ref in refs:
-        if ref.startswith(("http:", "https:", "mailto:", "data:")) or ref.endswith(".html") or ref.endswith("/"):
-            continue
-        path = (page.parent / ref).resolve()
-        if path.is_file() and site in path.parents and path.suffix in (".js", ".css", ".svg", ".png", ".woff2"):
-            total += path.stat().st_size
-            count += 1
-    return total, count
-
-
 THROUGHPUT_GOALS = {"naive": 0.5, "pairwise": 0.5, "kahan": 0.1, "neumaier": 0.1, "stochastic": 0.2}
 
 
@@ -218,12 +202,9 @@ def main() -> None:
         for svg in sorted((site / "figures").glob("race-*.svg")):
             size = svg.stat().st_size
             print(f"  {svg.name:32s} {size / 1024:7.1f} KB   {'ok' if size <= ANIMATION_LIMIT else 'OVER'}")
-        print("\npage weight (the page and the files it loads, uncompressed):")
-        for page in sorted(site.glob("*.html")):
-            if page.name == "404.html":
-                continue
-            total, count = page_weight(site, page)
-            print(f"  {page.name:32s} {total / 1024:8.1f} KB in {count} files")
+        from page_weight import measure as page_weights  # scripts/page_weight.py: gzipped, before the reader scrolls
+
+        page_weights(site)
         from lighthouse_bench import measure  # scripts/lighthouse_bench.py: every page, desktop and mobile
 
         measure(site)

@@ -73,10 +73,12 @@ class GzipHandler(http.server.BaseHTTPRequestHandler):
     root: Path
     compressed: dict[Path, bytes]
     lock: threading.Lock
+    sent: list[tuple[str, int]] | None
     protocol_version = "HTTP/1.1"
 
-    def __init__(self, *args: object, root: Path, compressed: dict[Path, bytes], lock: threading.Lock) -> None:
-        self.root, self.compressed, self.lock = root, compressed, lock
+    def __init__(self, *args: object, root: Path, compressed: dict[Path, bytes], lock: threading.Lock,
+                 sent: list[tuple[str, int]] | None = None) -> None:
+        self.root, self.compressed, self.lock, self.sent = root, compressed, lock, sent
         super().__init__(*args)  # type: ignore[arg-type]
 
     def log_message(self, format: str, *args: object) -> None:
@@ -121,6 +123,9 @@ class GzipHandler(http.server.BaseHTTPRequestHandler):
             self.send_header("Content-Encoding", "gzip")
         self.end_headers()
         if send_body:
+            if self.sent is not None:
+                with self.lock:
+                    self.sent.append((urlsplit(self.path).path, len(body)))
             try:
                 self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):
@@ -136,9 +141,12 @@ class GzipHandler(http.server.BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(site: Path) -> Iterator[str]:
-    """Serve ``site`` on 127.0.0.1 (a free port) with gzip; yields the root URL."""
-    handler = functools.partial(GzipHandler, root=site.resolve(), compressed={}, lock=threading.Lock())
+def serve(site: Path, sent: list[tuple[str, int]] | None = None) -> Iterator[str]:
+    """Serve ``site`` on 127.0.0.1 (a free port) with gzip; yields the root URL.
+
+    With ``sent``, each response body's path and size as sent (gzipped or not) is appended to it.
+    """
+    handler = functools.partial(GzipHandler, root=site.resolve(), compressed={}, lock=threading.Lock(), sent=sent)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
