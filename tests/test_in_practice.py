@@ -266,6 +266,10 @@ def test_bf16_uniform_inputs_give_the_stall_point_in_every_order_there_is() -> N
     every_below = finite[(finite >= 0) & (finite < BF16.stall_point)]
     above_half = finite[(finite > 0.5) & (finite <= 1)]
     assert np.all(added(every_below, above_half) - every_below[:, np.newaxis] >= 0.5)
+    # "Inputs between 0 and 1 never make a partial sum smaller", for every BF16 input too: rounding is monotone,
+    # so RN(s + x) >= RN(s + tiniest) >= RN(s) = s for x >= tiniest; checked at the tiniest input and at 1.
+    tiniest = finite[finite > 0].min()
+    assert np.all(added(every_below, np.array([0.0, tiniest, 1.0])) >= every_below[:, np.newaxis])
     assert np.all(added(np.array([BF16.stall_point]), finite[(finite >= 0) & (finite <= 1)]) == BF16.stall_point)
     assert (values > 0.5).sum() > 2 * BF16.stall_point
     assert (values > 0.5).sum() == orders()["bf16_uniform"].above_half
