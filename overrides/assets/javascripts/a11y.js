@@ -10,7 +10,13 @@
  *   named region.  A ResizeObserver tells when a table's width changes (the
  *   window resizes, MathJax typesets it): its callback runs once the page is
  *   laid out, so reading the widths there costs no extra layout.
- * Both run on every page, instant navigation included.
+ * - A code block that scrolls sideways must be reachable with the keyboard
+ *   wherever it is on the page.  mkdocs-material gives it tabindex="0" when it
+ *   sets the block up, which with its content.lazy feature (mkdocs.yml) waits
+ *   until the block comes into view; until then every block gets one here,
+ *   and mkdocs-material takes it off again where the block does not scroll
+ *   (or the device has no hover).
+ * All run on every page, instant navigation included.
  */
 (function () {
   "use strict";
@@ -73,6 +79,17 @@
     });
   }
 
+  /* Blocks not set up yet: mkdocs-material's copy button goes into the <pre> when it sets one up. */
+  function focusableCode(root) {
+    var blocks = root.matches && root.matches("pre > code") ? [root]
+      : root.querySelectorAll ? root.querySelectorAll("pre > code") : [];
+    Array.prototype.forEach.call(blocks, function (code) {
+      if (!code.hasAttribute("tabindex") && !code.parentElement.querySelector(".md-code__nav")) {
+        code.setAttribute("tabindex", "0");
+      }
+    });
+  }
+
   /* Code block navs appear as mkdocs-material mounts each block; pages come and go. */
   new MutationObserver(function (records) {
     records.forEach(function (record) {
@@ -85,9 +102,11 @@
           window.requestAnimationFrame(nameCodeNavs);
         }
         watchTables(node);
+        focusableCode(node);
       });
     });
   }).observe(document.body, { childList: true, subtree: true });
   watchTables(document);
+  focusableCode(document);
   nameCodeNavs();
 })();
