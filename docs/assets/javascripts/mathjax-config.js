@@ -10,9 +10,11 @@
  * Over HTTP MathJax runs in a web worker: it turns each formula's TeX into SVG
  * markup (with MathML for screen readers) off the page's thread, and the page
  * only inserts the results, in a few batches, so the page never stalls however
- * many formulas it has.  Browsers refuse workers to pages opened from
+ * many formulas it has; it loads the outlines of the glyphs the page draws,
+ * not the whole 1 MB font.  Browsers refuse workers to pages opened from
  * disk (file://): there MathJax runs on the page itself, a few formulas at a
- * time.  Either way each .arithmatex ends up holding MathJax's mjx-container.
+ * time, with the whole font.  Either way each .arithmatex ends up holding
+ * MathJax's mjx-container, drawn with the same outlines.
  *
  * Instant navigation (mkdocs-material) swaps pages without reloading scripts:
  * on every page change (document$) the new page's formulas are typeset.
@@ -21,6 +23,7 @@
   "use strict";
 
   var FORMULA = ".arithmatex";
+  var GLYPHS = "data-fpsum-glyphs"; /* on a page's first formula: its glyph outlines (hooks/serve_mathjax.py) */
   var BUDGET_MS = 8; /* main-thread work per step: far below a 50 ms long task, even on a 4x slower CPU */
   var INSERT_EVERY_MS = 150; /* from a worker, formulas go into the page at most this often */
   var INSERT_AT_MOST = 8; /* ... and at most this many at once: the page restyles and lays out each batch in one frame */
@@ -46,12 +49,21 @@
 
   /* ------------------------------------------------------------ MathJax in a web worker */
 
-  /* The worker's code (it runs in the worker's global scope, not here). */
+  /* The worker's code (it runs in the worker's global scope, not here).
+   *
+   * Its SVG font is tex-lazy.js, the font's measurements without the glyphs'
+   * outlines (hooks/serve_mathjax.py splits the 1 MB font).  Before it
+   * typesets a page, the worker loads the outlines the page's formulas are
+   * guessed to draw (the file its first formula names in data-fpsum-glyphs);
+   * should MathJax need a glyph that file lacks, the font's getChar loads the
+   * block of outlines that holds it -- synchronously, as a worker may, before
+   * MathJax draws it. */
   function workerMain(dir, tex, components) {
     /* global self, importScripts, MathJax */
     self.MathJax = {
       loader: {
         paths: { mathjax: dir.replace(/\/$/, "") },
+        source: { "output/svg/fonts/tex": "[mathjax]/output/svg/fonts/tex-lazy.js" },
         require: function (url) {
           importScripts(url);
         },
@@ -63,6 +75,7 @@
         typeset: false,
         ready: function () {
           MathJax.startup.defaultReady();
+          loadGlyphsOnDemand(MathJax.startup.output.font);
           MathJax.startup.promise.then(function () {
             var adaptor = MathJax.startup.adaptor;
             self.postMessage({ css: adaptor.textContent(MathJax.svgStylesheet()) });
@@ -70,10 +83,63 @@
         },
       },
     };
+    /* The font's tables (normal, bold, texSize4, ...) by name. */
+    function fontTables() {
+      var tables = {};
+      var modules = MathJax._.output.svg.fonts.tex;
+      Object.keys(modules).forEach(function (key) {
+        Object.keys(modules[key]).forEach(function (name) {
+          tables[name] = modules[key][name];
+        });
+      });
+      return tables;
+    }
+    /* A glyph file adds its outlines to its table (MathJax's own AddPaths, as the whole font does). */
+    self.fpsumAddGlyphs = function (name, outlines) {
+      MathJax._.output.svg.FontData.AddPaths(fontTables()[name], outlines, {});
+    };
+    function loadGlyphsOnDemand(font) {
+      var chunks = self.fpsumGlyphChunks;
+      if (!chunks) {
+        return; /* the whole font: nothing to load */
+      }
+      var tables = fontTables();
+      var owners = Object.keys(chunks.tables).filter(function (name) { return tables[name]; });
+      var loaded = {};
+      var getChar = font.getChar;
+      font.getChar = function (variant, code) {
+        var glyph = getChar.call(font, variant, code);
+        if (glyph && !(glyph[3] && ("p" in glyph[3] || "c" in glyph[3]))) {
+          var block = code >> chunks.bits;
+          owners.forEach(function (name) {
+            var file = name + "-" + block.toString(16);
+            if (tables[name][code] === glyph && !loaded[file] && chunks.tables[name].indexOf(block) >= 0) {
+              loaded[file] = true;
+              try {
+                importScripts(dir + "output/svg/fonts/tex-glyphs/" + file + ".js");
+              } catch (error) {
+                /* offline: the glyph is left blank rather than the formula untypeset */
+              }
+            }
+          });
+        }
+        return glyph;
+      };
+    }
     var queue = Promise.resolve();
+    var pageGlyphs = {};
     self.onmessage = function (event) {
       var adaptor = MathJax.startup.adaptor;
-      event.data.forEach(function (formula) {
+      var glyphs = event.data.glyphs;
+      if (glyphs && !pageGlyphs[glyphs]) {
+        pageGlyphs[glyphs] = true;
+        try {
+          importScripts(glyphs); /* the outlines the page's formulas are guessed to draw */
+        } catch (error) {
+          /* none: each glyph's block is loaded as it is drawn */
+        }
+      }
+      event.data.formulas.forEach(function (formula) {
         queue = queue.then(function () {
           return MathJax.tex2svgPromise(formula.tex, { display: formula.display });
         }).then(function (node) {
@@ -142,13 +208,17 @@
         style.textContent = message.css;
         document.head.appendChild(style);
         ready(function (elements) {
-          worker.postMessage(elements.map(function (el) {
-            var id = ++nextId;
-            waiting[id] = el;
-            var formula = texOf(el);
-            formula.id = id;
-            return formula;
-          }));
+          var named = document.querySelector("[" + GLYPHS + "]");
+          worker.postMessage({
+            glyphs: named ? new URL(named.getAttribute(GLYPHS), window.location.href).href : null,
+            formulas: elements.map(function (el) {
+              var id = ++nextId;
+              waiting[id] = el;
+              var formula = texOf(el);
+              formula.id = id;
+              return formula;
+            }),
+          });
         });
         return;
       }
