@@ -209,7 +209,7 @@ class GlyphGuess:
                 plain |= {code for code in (styled(c, style) for c in letters | set("0123456789")) if code}
             if styles & {"BOLD", "BOLD ITALIC"}:
                 bold |= chars | {ord(c) for c in letters}
-            big = {c for c in chars if c in self.tables.get("largeop", ())}
+            big = {c for c in chars if c in self.tables.get("largeop", ()) and c not in self.stretch and c > 0x7F}
             if STRETCH.search(tex):
                 big |= {c for c in chars if c in self.stretch or any(c in self.tables.get(t, ()) for t in SIZES)}
             for code in big:
