@@ -12,6 +12,7 @@ import functools
 import http.server
 import os
 import shutil
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
@@ -90,6 +91,13 @@ def site_dir(built_copy: BuiltCopy) -> Path:
     return built_copy.site
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A browser that closes a page while a file is still being sent is not an error of the site."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -99,7 +107,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 def site_url(site_dir: Path) -> Iterator[str]:
     """The built site served on localhost; the URL of its root."""
     handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
