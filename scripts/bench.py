@@ -3,7 +3,9 @@
 Goals on the 2-core reference machine (each printed beside its number): a
 cold build (empty figure cache) in at most 8 s, with each record's time; a
 warm build (nothing changed) in at most 2 s; a model edit shown by
-``mkdocs serve`` within 10 s; each race animation at most 150 KB.
+``mkdocs serve`` within 10 s; each race animation at most 150 KB; ``make test``
+on a fresh clone in at most 150 s and the fast layer (``-m "not browser"``)
+in at most 30 s (``BENCH_TESTS=0`` leaves these two out: they take minutes).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))  # the figure builders: their record times
 CACHE = REPO / ".cache" / "figures"
-GOALS = {"cold": 8.0, "warm": 2.0, "serve": 10.0}
+GOALS = {"cold": 8.0, "warm": 2.0, "serve": 10.0, "make test": 150.0, "fast layer": 30.0}
 ANIMATION_LIMIT = 150 * 1024
 
 
@@ -191,6 +193,32 @@ def dot_throughput(trials: int = 64, k: int = 2**14) -> None:
               f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}")
 
 
+FAST_LAYER = ["-m", "not browser", "-n", "2", "--dist", "loadgroup", "-q", "-p", "no:cacheprovider"]
+"""The README's fast layer: every test that opens no browser, on both cores."""
+
+
+def timed_tests() -> None:
+    """``make test`` in a fresh clone of the last commit (its virtual environment made from the lock, as CI
+    does), then the fast layer alone in that clone; each against its goal, or FAILED with the end of its output.
+    """
+    print("\ntests, in a fresh clone of the last commit (uncommitted changes are not in it):")
+    with tempfile.TemporaryDirectory() as tmp:
+        clone = Path(tmp) / "fresh"
+        subprocess.run(["git", "clone", "-q", str(REPO), str(clone)], check=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MAKE", "MFLAGS"))}  # not bench's make
+        for name, command in (("make test", ["make", "test"]),
+                              ("fast layer", [str(clone / ".venv/bin/pytest"), *FAST_LAYER])):
+            start = time.perf_counter()
+            result = subprocess.run(command, cwd=clone, env=env, capture_output=True, text=True)
+            took = time.perf_counter() - start
+            if result.returncode != 0:
+                print(f"  {name:31s} FAILED after {took:.0f} s:\n{(result.stdout + result.stderr)[-2000:]}")
+                return
+            summary = next((line.strip("= ") for line in reversed(result.stdout.splitlines()) if " passed" in line), "")
+            print(f"  {name:31s} {took:6.1f} s   goal <= {GOALS[name]:.0f} s   {verdict(took, GOALS[name])}"
+                  f"   ({summary})")
+
+
 def main() -> None:
     """Print every measurement with its goal."""
     throughput()
@@ -208,6 +236,8 @@ def main() -> None:
         from lighthouse_bench import measure  # scripts/lighthouse_bench.py: every page, desktop and mobile
 
         measure(site)
+    if os.environ.get("BENCH_TESTS", "1") != "0":
+        timed_tests()
 
 
 if __name__ == "__main__":
