@@ -204,6 +204,56 @@ def test_rendered_log_axes_label_their_ticks_as_matplotlib_does_in_plain_text() 
     assert "mathdefault" not in svg and "$" not in "".join(texts)
 
 
+def test_ticks_are_made_only_in_view_and_the_drawing_does_not_change() -> None:
+    """Log, symlog, linear and shared axes: no tick made outside the view, and the same SVG and PNG bytes
+    as with matplotlib's own locators (which make ticks a decade or two beyond the view).
+    """
+
+    def draw(palette: Palette) -> Figure:
+        fig, axes = plt.subplots(1, 4, figsize=(12.0, 3.0), layout="constrained", sharey=True)
+        wide, short, symlog, linear = axes
+        wide.loglog([1, 2**16], [1e-6, 1e2])
+        wide.set_xscale("log", base=2)
+        short.semilogy([0, 1], [0.02, 0.5])
+        short.minorticks_on()
+        symlog.plot([-100, 100], [0, 1])
+        symlog.set_xscale("symlog", linthresh=1.0)
+        linear.plot([0.05, 0.95], [0.3, 7.0])
+        return fig
+
+    with_view_ticks = mpl.render(draw, "ticks")
+    made: list[list[float]] = []
+
+    def unwrapped(fig: Figure, palette: Palette) -> None:
+        styled(fig, palette)
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                for ticker in (axis.major, axis.minor):
+                    if isinstance(ticker.locator, mpl.InViewTicks):
+                        ticker.locator = ticker.locator.inner
+                made.append([float(x) for x in axis.get_majorticklocs()])
+
+    styled = mpl.style_axes
+    mpl.style_axes = unwrapped  # type: ignore[assignment]
+    try:
+        as_matplotlib = mpl.render(draw, "ticks")
+    finally:
+        mpl.style_axes = styled  # type: ignore[assignment]
+    assert with_view_ticks == as_matplotlib
+    with plt.rc_context(mpl.RC):
+        fig = draw(LIGHT)
+        mpl.style_axes(fig, LIGHT)
+        fig.canvas.draw()
+        for ax in fig.axes:
+            for axis in (ax.xaxis, ax.yaxis):
+                low, high = sorted(axis.get_view_interval())
+                close = 1e-9 * (high - low)  # an end of the view, as rounded, counts as in it
+                for locs in (axis.get_majorticklocs(), axis.get_minorticklocs()):
+                    assert all(low - close <= x <= high + close for x in locs), (low, high, locs)
+        plt.close(fig)
+    assert any(min(locs) < 1e-6 for locs in made if locs), "matplotlib's own locators reach beyond the view"
+
+
 def test_the_dark_figure_takes_the_light_figures_layout_only_when_they_match() -> None:
     """Copying the layout gives the dark SVG byte for byte what laying it out again gives; a figure whose
     panels differ between palettes is laid out on its own, and is still checked.

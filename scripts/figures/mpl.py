@@ -27,7 +27,7 @@ from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.path import Path  # noqa: E402
 from matplotlib.text import Annotation, Text  # noqa: E402
-from matplotlib.ticker import Formatter, LogFormatterMathtext  # noqa: E402
+from matplotlib.ticker import Formatter, Locator, LogFormatterMathtext  # noqa: E402
 from matplotlib.transforms import Bbox, BboxBase  # noqa: E402
 from matplotlib.typing import RcKeyType  # noqa: E402
 from PIL import Image  # noqa: E402
@@ -182,10 +182,64 @@ def _plain_log_labels(fig: Figure) -> None:
                     setter(PlainLogLabels(formatter))
 
 
+VIEW_RTOL = 1e-10
+"""A tick this close to an end of the view, relative to its length in scale units, is in it (as in matplotlib)."""
+
+
+class InViewTicks(Locator):
+    """The ticks of ``inner`` that lie in the axis's view, the only ones matplotlib draws.
+
+    A log axis's locator also returns the ticks of a decade or two on either
+    side of the view, and matplotlib makes a whole tick (marks, labels, grid
+    line) for each before leaving it out of the drawing: most of a figure's
+    tick work.  The view test is matplotlib's own (close to an end counts as
+    in), so the drawing is the same.
+    """
+
+    def __init__(self, inner: Locator) -> None:
+        self.inner = inner
+
+    def __call__(self) -> Any:
+        """The inner locator's ticks in the view (all of them while the locator has no axis)."""
+        locs = np.asarray(self.inner())
+        if not isinstance(self.axis, Axis) or locs.size == 0:
+            return locs
+        scale = self.axis.get_transform()
+        low, high = sorted(scale.transform(np.asarray(self.axis.get_view_interval(), dtype=float)))
+        at = scale.transform(locs.astype(float))
+        close = (high - low) * VIEW_RTOL
+        return locs[(low - close <= at) & (at <= high + close)]
+
+    def tick_values(self, vmin: float, vmax: float) -> Any:
+        """The inner locator's ticks for the interval, unfiltered (matplotlib asks this for other ranges)."""
+        return self.inner.tick_values(vmin, vmax)
+
+    def nonsingular(self, v0: float, v1: float) -> tuple[float, float]:
+        """As the inner locator widens a degenerate range."""
+        return self.inner.nonsingular(v0, v1)
+
+    def view_limits(self, vmin: float, vmax: float) -> tuple[float, float]:
+        """As the inner locator rounds the view's limits."""
+        return self.inner.view_limits(vmin, vmax)
+
+
+def _ticks_in_view(fig: Figure) -> None:
+    """Every axis of ``fig`` makes ticks only where they are drawn (:class:`InViewTicks`)."""
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for locator, setter in ((axis.get_major_locator(), axis.set_major_locator),
+                                    (axis.get_minor_locator(), axis.set_minor_locator)):
+                if not isinstance(locator, InViewTicks):  # shared axes share their locators
+                    setter(InViewTicks(locator))
+
+
 def style_axes(fig: Figure, palette: Palette) -> None:
-    """Transparent background, text and frames in the palette's colours; log-axis labels in plain text."""
+    """Transparent background, text and frames in the palette's colours; log-axis labels in plain text;
+    ticks made only where they are drawn.
+    """
     fig.patch.set_alpha(0)
     _plain_log_labels(fig)
+    _ticks_in_view(fig)
     for ax in fig.axes:
         ax.set_facecolor("none")
         ax.tick_params(colors=palette.text, which="both")
