@@ -15,7 +15,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -31,47 +34,44 @@ OUTLINES_JS = """() => [...document.querySelectorAll('.arithmatex > mjx-containe
   svg => [...svg.querySelectorAll('path')].map(path => [path.getAttribute('data-c'), path.getAttribute('d')]))"""
 
 
+IMAGES_EAGER_BELOW_JS = """(height) => [...document.querySelectorAll('article img')]
+  .filter(img => !img.closest('noscript') && img.getBoundingClientRect().top + scrollY > height)
+  .filter(img => img.loading !== 'lazy').map(img => img.getAttribute('src'))"""
+# Each shown code block's height while skipped (contain-intrinsic-size) and drawn.
+CODE_HEIGHTS_JS = """() => [...document.querySelectorAll('.md-typeset pre')]
+  .filter(pre => pre.checkVisibility()).map(pre => {
+    const skipped = parseFloat(getComputedStyle(pre).containIntrinsicHeight.replace('auto', ''));
+    pre.style.contentVisibility = 'visible';
+    const drawn = pre.getBoundingClientRect().height;
+    pre.style.contentVisibility = '';
+    return [skipped, drawn];
+  })"""
+
+
 def typeset(page: Page) -> None:
     page.wait_for_function(ALL_TYPESET_JS, timeout=TYPESET_TIMEOUT_MS)
 
 
-@pytest.mark.parametrize("name", PAGES)
-def test_images_below_the_first_screen_are_lazy(browser: Browser, site_url: str, name: str) -> None:
-    visit = Visit(browser, site_url, name, viewport=PHONE)
-    try:
-        eager = visit.page.evaluate("""(height) => [...document.querySelectorAll('article img')]
-          .filter(img => !img.closest('noscript') && img.getBoundingClientRect().top + scrollY > height)
-          .filter(img => img.loading !== 'lazy').map(img => img.getAttribute('src'))""", PHONE["height"])
-        assert eager == [], f"images below the first screen fetched at once: {eager}"
-    finally:
-        visit.close()
+@dataclass
+class Measured:
+    """What one fresh load of a page showed, in the order a reader meets it: at once, then once typeset."""
+
+    eager_images: list[str] = field(default_factory=list)
+    code_heights: list[tuple[float, float]] = field(default_factory=list)
+    formula_boxes: list[tuple[int, float, float]] = field(default_factory=list)
+    outlines: list[Any] = field(default_factory=list)
+    fonts: list[str] = field(default_factory=list)
 
 
-@pytest.mark.parametrize("viewport", [PHONE, {"width": 1280, "height": 900}], ids=["phone", "desktop"])
-@pytest.mark.parametrize("name", PAGES)
-def test_a_code_block_skipped_off_screen_keeps_its_height(browser: Browser, site_url: str, name: str,
-                                                           viewport: dict[str, int]) -> None:
-    visit = Visit(browser, site_url, name, viewport=viewport)
-    try:
-        heights = visit.page.evaluate("""() => [...document.querySelectorAll('.md-typeset pre')]
-          .filter(pre => pre.checkVisibility()).map(pre => {
-            const skipped = parseFloat(getComputedStyle(pre).containIntrinsicHeight.replace('auto', ''));
-            pre.style.contentVisibility = 'visible';
-            const drawn = pre.getBoundingClientRect().height;
-            pre.style.contentVisibility = '';
-            return [skipped, drawn];
-          })""")
-        for skipped, drawn in heights:
-            assert skipped == pytest.approx(drawn, abs=2), f"a code block {drawn:.1f} px high, skipped: {skipped:.1f}"
-    finally:
-        visit.close()
-
-
-@pytest.mark.parametrize("name", PAGES)
-def test_every_display_formula_is_drawn_whole_when_scrolled_to(browser: Browser, site_url: str, name: str) -> None:
+def _on_phone(browser: Browser, site_url: str, name: str) -> Measured:
+    """At a phone's size: the images and code blocks as loaded (nothing scrolled), then each display formula
+    scrolled to once the page is typeset: its box's and its drawing's heights.
+    """
     visit = Visit(browser, site_url, name, viewport=PHONE)
     try:
         page = visit.page
+        seen = Measured(eager_images=page.evaluate(IMAGES_EAGER_BELOW_JS, PHONE["height"]),
+                        code_heights=page.evaluate(CODE_HEIGHTS_JS))
         typeset(page)
         formulas = page.locator("div.arithmatex")
         for i in range(formulas.count()):
@@ -85,42 +85,86 @@ def test_every_display_formula_is_drawn_whole_when_scrolled_to(browser: Browser,
               const svg = f.querySelector('mjx-container svg').getBoundingClientRect();
               return [f.getBoundingClientRect().height, svg.height];
             }""")
-            assert drawn > 0 and box >= drawn - 1, f"formula {i}: drawn {drawn:.1f} px high in a box of {box:.1f}"
+            seen.formula_boxes.append((i, box, drawn))
+        return seen
     finally:
         visit.close()
 
 
+def _on_desktop(browser: Browser, base: str, name: str) -> Measured:
+    """At a desktop's size from ``base``: the code blocks as loaded, then, typeset, every formula's outlines
+    and the font files MathJax fetched.
+    """
+    visit = Visit(browser, base, name)
+    try:
+        seen = Measured(code_heights=visit.page.evaluate(CODE_HEIGHTS_JS))
+        typeset(visit.page)
+        seen.outlines = visit.page.evaluate(OUTLINES_JS)
+        seen.fonts = sorted(re.sub(r".*/output/svg/fonts/", "", url) for url in visit.requests
+                            if "/output/svg/fonts/" in url)
+        return seen
+    finally:
+        visit.close()
+
+
+Loaded = Callable[[str, str], Measured]
+
+
+@pytest.fixture(scope="module")
+def loaded(browser: Browser, site_url: str, site_dir: Path) -> Loaded:
+    """``loaded(how, name)``: what one fresh load of ``name`` showed (``how``: phone, desktop or disk),
+    loaded once per module; a load costs about a second of chromium's time, and each load serves
+    every test below that looks at it.
+    """
+    seen: dict[tuple[str, str], Measured] = {}
+    disk = site_dir.resolve().as_uri() + "/"
+
+    def get(how: str, name: str) -> Measured:
+        if (how, name) not in seen:
+            seen[how, name] = (_on_phone(browser, site_url, name) if how == "phone"
+                               else _on_desktop(browser, site_url if how == "desktop" else disk, name))
+        return seen[how, name]
+
+    return get
+
+
 @pytest.mark.parametrize("name", PAGES)
-def test_the_worker_draws_each_formula_with_the_whole_fonts_outlines(browser: Browser, site_url: str,
-                                                                     site_dir: Path, name: str) -> None:
+def test_images_below_the_first_screen_are_lazy(loaded: Loaded, name: str) -> None:
+    eager = loaded("phone", name).eager_images
+    assert eager == [], f"images below the first screen fetched at once: {eager}"
+
+
+@pytest.mark.parametrize("how", ["phone", "desktop"])
+@pytest.mark.parametrize("name", PAGES)
+def test_a_code_block_skipped_off_screen_keeps_its_height(loaded: Loaded, name: str, how: str) -> None:
+    for skipped, drawn in loaded(how, name).code_heights:
+        assert skipped == pytest.approx(drawn, abs=2), f"a code block {drawn:.1f} px high, skipped: {skipped:.1f}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_display_formula_is_drawn_whole_when_scrolled_to(loaded: Loaded, site_dir: Path, name: str) -> None:
+    boxes = loaded("phone", name).formula_boxes
+    assert len(boxes) <= formula_count(site_dir, name)
+    for i, box, drawn in boxes:
+        assert drawn > 0 and box >= drawn - 1, f"formula {i}: drawn {drawn:.1f} px high in a box of {box:.1f}"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_the_worker_draws_each_formula_with_the_whole_fonts_outlines(loaded: Loaded, site_dir: Path,
+                                                                     name: str) -> None:
     """Over HTTP (worker, the page's glyph file) and from disk (page, the whole font): the same glyphs."""
     if formula_count(site_dir, name) == 0:
         return
-    outlines = []
-    for base in (site_url, site_dir.resolve().as_uri() + "/"):
-        visit = Visit(browser, base, name)
-        try:
-            typeset(visit.page)
-            outlines.append(visit.page.evaluate(OUTLINES_JS))
-        finally:
-            visit.close()
-    over_http, from_disk = outlines
+    over_http, from_disk = loaded("desktop", name).outlines, loaded("disk", name).outlines
     assert len(over_http) == len(from_disk) == formula_count(site_dir, name)
     differ = [i for i, (a, b) in enumerate(zip(over_http, from_disk)) if a != b]
     assert differ == [], f"formulas drawn with other outlines over HTTP than from disk: {differ}"
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_a_page_loads_its_own_glyph_outlines_not_the_whole_font(browser: Browser, site_url: str, site_dir: Path,
-                                                                 name: str) -> None:
+def test_a_page_loads_its_own_glyph_outlines_not_the_whole_font(loaded: Loaded, site_dir: Path, name: str) -> None:
     """The guess from the page's TeX covers its formulas: no block of outlines is loaded on top, nor the font."""
-    visit = Visit(browser, site_url, name)
-    try:
-        typeset(visit.page)
-        fonts = sorted(re.sub(r".*/output/svg/fonts/", "", url) for url in visit.requests
-                       if "/output/svg/fonts/" in url)
-    finally:
-        visit.close()
+    fonts = loaded("desktop", name).fonts
     if formula_count(site_dir, name) == 0:
         assert fonts == []
     else:
