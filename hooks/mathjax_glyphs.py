@@ -178,10 +178,8 @@ class GlyphGuess:
             chars.update(self.codes.get(command, ()))
             chars.update(METHODS.get(command, ()))
             styles.update(STYLES.get(command, ()))
-            if command in UPRIGHT or command in self.codes or command in self.expansions:
-                group, _ = braced(tex, token.end())
-                if command in UPRIGHT:
-                    upright.update(group)
+            if command in UPRIGHT:
+                upright.update(braced(tex, token.end())[0])
             if command in ("begin", "end"):
                 name, _ = braced(tex, token.end())
                 chars.update(ord(c) for c in ENVIRONMENT_DELIMITERS.get(name, ""))

@@ -35,6 +35,7 @@ outlines.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import posixpath
@@ -75,7 +76,8 @@ PAGES = "output/svg/fonts/tex-pages/"
 BLOCK_BITS = 6
 """A block file holds one font table's outlines for 64 consecutive code points."""
 CHUNKS_GLOBAL = "fpsumGlyphChunks"
-"""Set by tex-lazy.js: ``bits`` (a block is ``code >> bits``) and, for each font table, its blocks' numbers."""
+"""Set by tex-lazy.js: ``path`` (the block files' folder, under MathJax's), ``bits`` (a block is
+``code >> bits``) and, for each font table, its blocks' numbers; block files are ``<table>-<hex block>.js``."""
 ADD_GLOBAL = "fpsumAddGlyphs"
 """Called by the block and page files with a table's name and outlines (defined by mathjax-config.js's worker)."""
 GLYPHS_ATTRIBUTE = "data-fpsum-glyphs"
@@ -123,7 +125,7 @@ class SvgFont:
         index: dict[str, list[int]] = defaultdict(list)
         for table, codes in self.outlines.items():
             index[table] = sorted({code >> BLOCK_BITS for code in codes})
-        chunks = {"bits": BLOCK_BITS, "tables": dict(sorted(index.items()))}
+        chunks = {"path": BLOCKS, "bits": BLOCK_BITS, "tables": dict(sorted(index.items()))}
         return self.lazy + f"\nself.{CHUNKS_GLOBAL}={json.dumps(chunks)};\n"
 
 
@@ -153,8 +155,12 @@ def read_font(source: str) -> SvgFont:
     return SvgFont(lazy="".join(kept), outlines=dict(outlines), stretch=dict(stretch))
 
 
-_font: SvgFont | None = None
-_guess: GlyphGuess | None = None
+@functools.cache
+def split_font() -> tuple[SvgFont, GlyphGuess]:
+    """The package's SVG font split, and the glyph guess through its tables and MathJax's TeX tables (read once)."""
+    font = read_font((ES5 / FONT).read_text(encoding="utf-8"))
+    tables = {table: set(codes) for table, codes in font.outlines.items()}
+    return font, GlyphGuess((ES5 / "input/tex.js").read_text(encoding="utf-8"), tables, font.stretch)
 
 
 def mathjax_files() -> list[str]:
@@ -165,30 +171,28 @@ def mathjax_files() -> list[str]:
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add MathJax's files, and the split font, to the site; ``PluginError`` if the package lacks one."""
-    global _font, _guess
     for rel in mathjax_files():
         source = ES5 / rel
         if not source.is_file():
             raise PluginError(f"MathJax file {rel} not found under {ES5}: is django-static-mathjax 3.2 installed?")
         files.append(File.generated(config, PUBLISHED_UNDER + rel, abs_src_path=str(source)))
-    _font = read_font((ES5 / FONT).read_text(encoding="utf-8"))
-    tables = {table: set(codes) for table, codes in _font.outlines.items()}
-    _guess = GlyphGuess((ES5 / "input/tex.js").read_text(encoding="utf-8"), tables, _font.stretch)
-    files.append(File.generated(config, PUBLISHED_UNDER + LAZY_FONT, content=_font.lazy_font()))
-    for name, text in _font.block_files().items():
+    font, _ = split_font()
+    files.append(File.generated(config, PUBLISHED_UNDER + LAZY_FONT, content=font.lazy_font()))
+    for name, text in font.block_files().items():
         files.append(File.generated(config, PUBLISHED_UNDER + BLOCKS + name, content=text))
     return files
 
 
 def on_page_content(text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
     """Publish the outlines the page's formulas are guessed to draw, and name the file on its first formula."""
-    if _font is None or _guess is None or not FIRST_FORMULA.search(text):
+    if not FIRST_FORMULA.search(text):
         return text
+    font, guess = split_font()
     formulas = [html.unescape(TAG.sub("", m.group(2))) for m in FORMULA.finditer(text)]
     glyphs: dict[str, dict[int, str]] = defaultdict(dict)
-    for table, code in _guess.glyphs(formulas):
-        glyphs[table][code] = _font.outlines[table][code]
+    for table, code in guess.glyphs(formulas):
+        glyphs[table][code] = font.outlines[table][code]
     path = PUBLISHED_UNDER + PAGES + posixpath.splitext(page.file.dest_uri)[0] + ".js"
-    files.append(File.generated(config, path, content=_font.glyph_file(glyphs)))
+    files.append(File.generated(config, path, content=font.glyph_file(glyphs)))
     link = get_relative_url(path, page.url)
     return FIRST_FORMULA.sub(lambda m: f'<{m.group(1)} {GLYPHS_ATTRIBUTE}="{link}" class="arithmatex', text, count=1)

@@ -10,7 +10,6 @@ tests/test_page_speed.py.)
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 import sys
@@ -18,18 +17,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: its hooks/
 from hooks.mathjax_glyphs import GlyphGuess, styled  # noqa: E402
-from hooks.serve_mathjax import ADD_PATHS, ES5, FONT, SvgFont, read_font  # noqa: E402
+from hooks.serve_mathjax import ADD_PATHS, ES5, FONT, SvgFont, split_font  # noqa: E402
 
 
-@functools.cache
 def font() -> SvgFont:
-    return read_font((ES5 / FONT).read_text(encoding="utf-8"))
+    return split_font()[0]
 
 
-@functools.cache
 def guess() -> GlyphGuess:
-    tables = {table: set(codes) for table, codes in font().outlines.items()}
-    return GlyphGuess((ES5 / "input/tex.js").read_text(encoding="utf-8"), tables, font().stretch)
+    return split_font()[1]
 
 
 def test_the_split_font_keeps_every_outline_once() -> None:

@@ -116,7 +116,7 @@
             if (tables[name][code] === glyph && !loaded[file] && chunks.tables[name].indexOf(block) >= 0) {
               loaded[file] = true;
               try {
-                importScripts(dir + "output/svg/fonts/tex-glyphs/" + file + ".js");
+                importScripts(dir + chunks.path + file + ".js");
               } catch (error) {
                 /* offline: the glyph is left blank rather than the formula untypeset */
               }
