@@ -24,11 +24,12 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from browsing import ALL_TYPESET_JS, TYPESET_TIMEOUT_MS, Visit, doc_pages, formula_count
+from page_weight import VIEWPORT
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
 
 PAGES = doc_pages()
-PHONE = {"width": 412, "height": 823}  # Lighthouse's mobile viewport
+PHONE = dict(VIEWPORT)  # the bench's phone, Lighthouse's mobile viewport
 # Each formula's glyphs, in order: the code point and outline of every path MathJax drew.
 OUTLINES_JS = """() => [...document.querySelectorAll('.arithmatex > mjx-container > svg')].map(
   svg => [...svg.querySelectorAll('path')].map(path => [path.getAttribute('data-c'), path.getAttribute('d')]))"""
@@ -169,3 +170,26 @@ def test_a_page_loads_its_own_glyph_outlines_not_the_whole_font(loaded: Loaded, 
         page_file = "tex-pages/" + name.removesuffix(".html") + ".js"
         assert fonts == sorted(["tex-lazy.js", page_file]), \
             f"{fonts}: a glyph the page draws is missing from its file (see hooks/mathjax_glyphs.py)"
+
+
+def test_a_glyph_the_guess_missed_is_loaded_from_its_block_as_it_is_drawn(browser: Browser, site_url: str,
+                                                                         loaded: Loaded) -> None:
+    """With the page's glyph file empty (every glyph missed), the worker loads the blocks of outlines that
+    hold what MathJax draws, and the formulas come out as from disk, with the whole font.
+    """
+    name = "accumulation-error.html"
+    visit = Visit(browser, site_url)
+    try:
+        visit.context.route("**/output/svg/fonts/tex-pages/*.js",
+                            lambda route: route.fulfill(status=200, content_type="text/javascript", body=""))
+        visit.goto(name)
+        typeset(visit.page)
+        outlines = visit.page.evaluate(OUTLINES_JS)
+        blocks = [url for url in visit.requests if "/output/svg/fonts/tex-glyphs/" in url]
+        assert visit.problems() == []
+    finally:
+        visit.close()
+    assert len(blocks) == len(set(blocks)) > 1, f"each block once, several of them: {blocks}"
+    from_disk = loaded("disk", name).outlines
+    differ = [i for i, (a, b) in enumerate(zip(outlines, from_disk, strict=True)) if a != b]
+    assert differ == [], f"formulas drawn from the blocks with other outlines than from disk: {differ}"
