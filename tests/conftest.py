@@ -8,12 +8,8 @@ pytest-xdist workers use them (``once_per_run``).
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import shutil
-import sys
-import threading
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -23,7 +19,7 @@ import pytest
 from filelock import FileLock
 from playwright.sync_api import Browser
 
-from browsing import CHROMIUM_ARGS, Visit
+from browsing import CHROMIUM_ARGS, Visit, serving
 from repocopy import BuiltCopy, build_copy, copy_repo
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,27 +87,11 @@ def site_dir(built_copy: BuiltCopy) -> Path:
     return built_copy.site
 
 
-class _QuietServer(http.server.ThreadingHTTPServer):
-    def handle_error(self, request: object, client_address: object) -> None:
-        """A browser that closes a page while a file is still being sent is not an error of the site."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)  # type: ignore[arg-type]
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def site_url(site_dir: Path) -> Iterator[str]:
     """The built site served on localhost; the URL of its root."""
-    handler = functools.partial(_QuietHandler, directory=str(site_dir))
-    server = _QuietServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+    with serving(site_dir) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

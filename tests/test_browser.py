@@ -23,7 +23,6 @@ from browsing import (
     ALL_TYPESET_JS,
     NOT_FOUND_PAGE,
     TYPESET_TIMEOUT_MS,
-    VIEWPORT,
     Visit,
     all_pages,
     built_html,
@@ -34,6 +33,7 @@ from browsing import (
     has_formulas,
     has_races,
     let_frames_pass,
+    serving,
     set_scheme,
     show,
     sitemap_pages,
@@ -83,6 +83,42 @@ def test_the_pages_tested_are_the_pages_built(site_dir: Path) -> None:
     assert sitemap_pages(site_dir) == doc_pages()
     assert (site_dir / NOT_FOUND_PAGE).is_file()
     assert any(has_formulas(site_dir, p) for p in PAGES) and any(has_races(site_dir, p) for p in PAGES)
+
+
+STORAGE_JS = "() => JSON.stringify(Object.entries(localStorage).sort())"
+
+
+@pytest.mark.browser
+def test_a_reused_context_loads_a_page_as_a_new_one_and_remembers_nothing(browser: Browser, site_dir: Path) -> None:
+    """What makes a reused context as good as a new one for every test (browsing.ContextPool).
+
+    The first visit's options (a locale no other visit asks for) give it a
+    new context; the second visit, with the same options, gets that context
+    back.  The server answers it every request it answered the first (none is
+    taken from a cache), and the dark palette the first chose is forgotten.
+    """
+    name, options = "accumulation-error.html", {"locale": "en-GB"}
+    served: list[str] = []
+    with serving(site_dir, served) as url:
+        first = Visit(browser, url, name, **options)
+        try:
+            first.settle()
+            stored = first.page.evaluate(STORAGE_JS)
+            set_scheme(first.page, "slate")
+            assert first.page.evaluate(STORAGE_JS) != stored  # the palette is remembered...
+            context, first_served = first.context, sorted(served)
+        finally:
+            first.close()
+        served.clear()
+        second = Visit(browser, url, name, **options)
+        try:
+            second.settle()
+            assert second.context is context
+            assert sorted(served) == first_served
+            assert second.page.evaluate(STORAGE_JS) == stored  # ...but not in the next visit
+            assert second.problems() == []
+        finally:
+            second.close()
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -380,8 +416,8 @@ LAYOUT_SHIFT_LIMIT = 0.1
 @pytest.mark.browser
 def test_typesetting_the_formulas_barely_moves_the_page(browser: Browser, site_url: str, name: str) -> None:
     """The layout shifts from loading to every formula typeset add up to less than 0.1 (desktop viewport)."""
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
+    visit = Visit(browser, site_url)
+    page = visit.page
     page.add_init_script("""window.__shift = 0; new PerformanceObserver(list => {
         for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
       }).observe({type: 'layout-shift', buffered: true});""")
@@ -392,7 +428,7 @@ def test_typesetting_the_formulas_barely_moves_the_page(browser: Browser, site_u
         shift = page.evaluate("window.__shift")
         assert shift < LAYOUT_SHIFT_LIMIT, f"{name}: cumulative layout shift {shift:.3f}"
     finally:
-        context.close()
+        visit.close()
 
 
 # ---------------------------------------------------------------- the accumulation-error page in detail

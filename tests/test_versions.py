@@ -15,14 +15,11 @@ no selector, so it never asks for a versions.json that is not there.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import tarfile
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +29,7 @@ import pytest
 import yaml
 from playwright.sync_api import Browser
 
-from browsing import REPO, Visit, all_pages, built_html, doc_pages
+from browsing import REPO, Visit, all_pages, built_html, doc_pages, serving
 from conftest import once_per_run
 from repocopy import BuiltCopy
 
@@ -149,11 +146,6 @@ def test_the_plain_build_has_no_version_selector(site_dir: Path) -> None:
         assert "md-version" not in html, page
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def gh_pages_url(published: Published, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The gh-pages branch checked out into a folder and served on localhost, as a static host would."""
@@ -162,12 +154,8 @@ def gh_pages_url(published: Published, tmp_path_factory: pytest.TempPathFactory)
     subprocess.run(["git", "-C", str(published.repo), "archive", "--output", str(tar), "gh-pages"], check=True)
     with tarfile.open(tar) as archive:
         archive.extractall(served / "root", filter="data")
-    handler = functools.partial(_QuietHandler, directory=str(served / "root"))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
+    with serving(served / "root") as url:
+        yield url
 
 
 @pytest.mark.browser
