@@ -1,10 +1,11 @@
 """Every matplotlib figure is legible: no two labels overlap, none leaves its axes or the figure.
 
 The check is ``figures.mpl.text_collisions``, from the extents matplotlib
-draws.  ``figures.mpl.render`` runs it on both palettes of every static
-figure before saving, so a collision stops the build; these tests show the
-checker finds what it claims to on small synthetic figures, and run it on the
-real figures with their real data.
+draws.  ``figures.mpl.render`` runs it on every static figure before saving
+(the light one: the dark SVG is the light one recoloured, same layout), so a
+collision stops the build; these tests show the checker finds what it claims
+to on small synthetic figures, and run it on the real figures with their real
+data.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 import fpsum
-from figures import blocked, error_vs_n, mpl, neumaier, races, spacing, stochastic_race
+from figures import blocked, error_vs_n, looks, mpl, neumaier, races, spacing, stochastic_race
 from figures.build import registry
 from figures.contract import FigureFiles
-from figures.looks import DARK, LIGHT, PALETTES, Palette
+from figures.looks import DARK, LIGHT, Palette
+from wcag import contrast
 
 
 @pytest.fixture
@@ -162,13 +164,14 @@ def test_render_writes_both_palettes_and_the_slide_the_same_each_time() -> None:
 
     def draw(palette: Palette) -> Figure:
         fig, ax = plt.subplots(figsize=(4.0, 3.0), layout="constrained")
-        ax.plot([0, 1], [0, 1])
+        ax.plot([0, 1], [0, 1], color=palette.text)
         ax.set_title("title")
         return fig
 
     files = mpl.render(draw, "clean-figure")
     assert set(files) == {"figures/clean-figure.svg", "figures/clean-figure-dark.svg", "figures/clean-figure.png"}
     assert files["figures/clean-figure.svg"] == mpl.render(draw, "clean-figure")["figures/clean-figure.svg"]
+    assert files["figures/clean-figure-dark.svg"] == mpl.dark_svg(files["figures/clean-figure.svg"])
 
 
 @pytest.mark.parametrize(("mathtext", "plain"), [
@@ -191,10 +194,10 @@ def test_rendered_log_axes_label_their_ticks_as_matplotlib_does_in_plain_text() 
 
     def draw(palette: Palette) -> Figure:
         fig, (wide, short, symlog) = plt.subplots(1, 3, figsize=(9.0, 3.0), layout="constrained")
-        wide.loglog([1, 2**16], [1e-6, 1e2])
+        wide.loglog([1, 2**16], [1e-6, 1e2], color=palette.text)
         wide.set_xscale("log", base=2)
-        short.semilogy([0, 1], [0.02, 0.5])
-        symlog.plot([-100, 100], [0, 1])
+        short.semilogy([0, 1], [0.02, 0.5], color=palette.text)
+        symlog.plot([-100, 100], [0, 1], color=palette.text)
         symlog.set_xscale("symlog", linthresh=1.0)
         return fig
 
@@ -212,13 +215,13 @@ def test_ticks_are_made_only_in_view_and_the_drawing_does_not_change() -> None:
     def draw(palette: Palette) -> Figure:
         fig, axes = plt.subplots(1, 4, figsize=(12.0, 3.0), layout="constrained", sharey=True)
         wide, short, symlog, linear = axes
-        wide.loglog([1, 2**16], [1e-6, 1e2])
+        wide.loglog([1, 2**16], [1e-6, 1e2], color=palette.text)
         wide.set_xscale("log", base=2)
-        short.semilogy([0, 1], [0.02, 0.5])
+        short.semilogy([0, 1], [0.02, 0.5], color=palette.text)
         short.minorticks_on()
-        symlog.plot([-100, 100], [0, 1])
+        symlog.plot([-100, 100], [0, 1], color=palette.text)
         symlog.set_xscale("symlog", linthresh=1.0)
-        linear.plot([0.05, 0.95], [0.3, 7.0])
+        linear.plot([0.05, 0.95], [0.3, 7.0], color=palette.text)
         return fig
 
     with_view_ticks = mpl.render(draw, "ticks")
@@ -254,52 +257,47 @@ def test_ticks_are_made_only_in_view_and_the_drawing_does_not_change() -> None:
     assert any(min(locs) < 1e-6 for locs in made if locs), "matplotlib's own locators reach beyond the view"
 
 
-def test_the_dark_figure_takes_the_light_figures_layout_only_when_they_match() -> None:
-    """Copying the layout gives the dark SVG byte for byte what laying it out again gives; a figure whose
-    panels differ between palettes is laid out on its own, and is still checked.
-    """
+def test_the_dark_svg_is_the_light_one_in_the_dark_palettes_colours() -> None:
+    """Each colour swapped for its dark one, nothing else: ids and links that look like colours are kept."""
+    light = (b'<path style="fill: #ffffff; stroke: #C0392B"/><use xlink:href="#m3623274f23"/>'
+             b'<path clip-path="url(#p0a1b2c3d4)" style="stroke: #212121"/>')
+    assert mpl.dark_svg(light) == (b'<path style="fill: #1e2129; stroke: #ff8a65"/><use xlink:href="#m3623274f23"/>'
+                                   b'<path clip-path="url(#p0a1b2c3d4)" style="stroke: #e6e6e6"/>')
 
-    def draw(palette: Palette) -> Figure:
-        fig, axes = plt.subplots(1, 2, figsize=(6.0, 3.0), layout="constrained")
-        for ax in axes:
-            ax.plot([1, 10, 100], [3, 1, 2], color=palette.text)
-            ax.set_xscale("log")
-            ax.set_title("a panel with a long title")
-            ax.set_ylabel("a value")
+
+def test_a_colour_outside_the_tables_or_a_raster_image_stops_the_render() -> None:
+    """The dark figure cannot be made from such a light one by swapping colours: the build says which figure."""
+
+    def stray_colour(palette: Palette) -> Figure:
+        fig, ax = plt.subplots(figsize=(4.0, 3.0), layout="constrained")
+        ax.plot([0, 1], [0, 1], color="#123456")
         return fig
 
-    copied = mpl.render(draw, "copied")
-    with plt.rc_context(mpl.SVG_RC):
-        dark = draw(DARK)
-        light = draw(LIGHT)
-    try:
-        assert mpl._same_layout(light, dark) is True
-    finally:
-        plt.close(light)
-        plt.close(dark)
-    original = mpl._same_layout
-    mpl._same_layout = lambda laid_out, fig: False  # type: ignore[assignment]
-    try:
-        assert mpl.render(draw, "copied")["figures/copied-dark.svg"] == copied["figures/copied-dark.svg"]
-    finally:
-        mpl._same_layout = original
-
-    def differs(palette: Palette) -> Figure:
-        fig, axes = plt.subplots(1, 1 if palette is LIGHT else 2, figsize=(6.0, 3.0), layout="constrained")
-        for ax in np.atleast_1d(axes):
-            ax.plot([0, 1], [0, 1])
+    def raster(palette: Palette) -> Figure:
+        fig, ax = plt.subplots(figsize=(4.0, 3.0), layout="constrained")
+        ax.imshow(np.eye(3), cmap="gray")
         return fig
 
-    with plt.rc_context(mpl.SVG_RC):
-        one, two = differs(LIGHT), differs(DARK)
-    try:
-        assert mpl._same_layout(one, two) is False and two.get_layout_engine() is not None
-    finally:
-        plt.close(one)
-        plt.close(two)
-    files = mpl.render(differs, "differs")
-    assert files["figures/differs-dark.svg"].count(b'id="axes_') == 2
+    with pytest.raises(mpl.RecolourError, match=r"'stray'.*#123456 has no dark counterpart"):
+        mpl.render(stray_colour, "stray")
+    with pytest.raises(mpl.RecolourError, match=r"'raster'.*raster image"):
+        mpl.render(raster, "raster")
     assert not plt.get_fignums()
+
+
+def test_each_light_colour_has_one_dark_colour_and_both_stand_out_on_their_background(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every colour a figure draws, but the grid's and the background's, has WCAG's 3:1 for graphics."""
+    dark = looks.dark_colours()
+    for light, shade in dark.items():
+        if light in (LIGHT.grid, LIGHT.background):
+            continue
+        assert contrast(light, LIGHT.background) >= 3.0, light
+        assert contrast(shade, DARK.background) >= 3.0, (light, shade)
+    clash = {**looks.FORMAT_COLOURS, "fp32": (LIGHT.text, "#ffffff")}
+    monkeypatch.setattr(looks, "FORMAT_COLOURS", clash)
+    with pytest.raises(ValueError, match=f"light colour {LIGHT.text} is {DARK.text} in one dark table and #ffffff"):
+        looks.dark_colours()
 
 
 def test_the_slide_png_is_matplotlibs_picture_on_white_without_the_alpha_channel(figure: Callable[..., Figure]) -> None:
@@ -349,16 +347,26 @@ CHEAP = {"error-vs-n": _error_vs_n, "spacing": _spacing, "neumaier": _neumaier, 
 by the build (``test_every_static_figure_of_the_build_passed_the_check``)."""
 
 
+HASHED_ID = re.compile(rb"\b[mph][0-9a-f]{10}\b")
+"""An id matplotlib makes from a hash of a style, colours included (markers, clip paths, hatches)."""
+
+
 @pytest.mark.parametrize("figure_id", CHEAP)
-def test_a_real_figure_is_legible_in_both_palettes(figure_id: str) -> None:
-    for palette in PALETTES:
-        with plt.rc_context(mpl.SVG_RC):
-            fig = CHEAP[figure_id](palette)
-            mpl.style_axes(fig, palette)
-            try:
-                assert mpl.text_collisions(fig) == [], (figure_id, palette.name)
-            finally:
-                plt.close(fig)
+def test_a_real_figure_is_legible_and_its_dark_svg_is_its_dark_drawing(figure_id: str) -> None:
+    """``render`` checks the light figure's layout; the dark SVG it makes by swapping colours is what
+    drawing the figure in the dark palette gives (its palettes differ in colour only), but the hashed ids.
+    """
+    files = mpl.render(CHEAP[figure_id], figure_id)
+    with plt.rc_context(mpl.SVG_RC):
+        fig = CHEAP[figure_id](DARK)
+        try:
+            mpl.style_axes(fig, DARK)
+            drawn = mpl.svg_bytes(fig)
+        finally:
+            plt.close(fig)
+    recoloured = files[FigureFiles.of(figure_id).dark_svg]
+    assert HASHED_ID.sub(b"id", recoloured) == HASHED_ID.sub(b"id", drawn)
+    assert recoloured != files[FigureFiles.of(figure_id).svg]
 
 
 def test_race_slides_are_legible() -> None:
@@ -385,7 +393,7 @@ def test_race_slides_are_legible() -> None:
 
 @pytest.mark.xdist_group("site")
 def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> None:
-    """The strict build checks every figure drawn through ``render`` in both palettes (``render`` raises
+    """The strict build checks every figure drawn through ``render`` (in the light palette; ``render`` raises
     ``LayoutError``, which fails the build), so a built site proves them all legible, error-vs-n-fp32 and
     the figures not drawn above included; here: each such figure of the registry is in the site.
     """

@@ -30,6 +30,7 @@ from figures.contract import FigureFiles
 from figures.looks import DARK, INPUT_LOOKS, LIGHT, LOOKS
 from fpsum.updates import UpdateMethod
 from htmlscan import Page
+from wcag import contrast
 
 REPO = Path(__file__).resolve().parents[1]
 WEIGHTS = weight_updates.WeightUpdatesParams()
@@ -522,15 +523,6 @@ def test_the_weight_figure_draws_every_way_in_its_look_in_both_palettes(site_dir
 
 def test_the_four_ways_have_looks_of_their_own() -> None:
     """Distinct colours from every other look, WCAG 3:1 on both backgrounds, a dash pattern and a marker each."""
-    def luminance(colour: str) -> float:
-        channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
-        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-
-    def contrast(a: str, b: str) -> float:
-        high, low = sorted([luminance(a), luminance(b)], reverse=True)
-        return (high + 0.05) / (low + 0.05)
-
     mine = [weight_updates.look(m) for m in fpsum.UPDATE_METHODS]
     others = [look for key, look in LOOKS.items() if key not in mine] + list(INPUT_LOOKS.values())
     taken = {c for look in others for c in (look.light, look.dark)}

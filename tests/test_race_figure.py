@@ -36,6 +36,7 @@ from figures.race.errors import (  # noqa: E402
 from figures.race.layout import ERRORS, PLOT, layout, tick_decimals, ticks  # noqa: E402
 from figures.race.style import STALL_DASH  # noqa: E402
 from figures.text import number, significant  # noqa: E402
+from wcag import contrast  # noqa: E402
 
 NS = {"svg": SVG_NS}
 CASES = [(fmt, kind) for fmt in ("fp16", "bf16") for kind in fpsum.INPUT_KINDS]
@@ -79,18 +80,6 @@ def selectors(sheet: str) -> list[str]:
     for prelude in re.findall(r"([^{}]*)\{[^{}]*\}", sheet):
         found += [s.strip() for s in prelude.split(",")]
     return found
-
-
-def contrast(a: str, b: str) -> float:
-    """WCAG 2 contrast ratio of two #rrggbb colours."""
-
-    def luminance(colour: str) -> float:
-        channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
-        r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
-        return 0.2126 * r + 0.7152 * g + 0.0722 * b
-
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def seconds(value: str) -> float:

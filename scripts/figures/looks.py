@@ -94,6 +94,16 @@ INPUT_LOOKS: dict[str, Look] = {
 }
 """Where a figure compares kinds of input under one method, one look per kind (never a method's colour)."""
 
+FORMAT_COLOURS: dict[str, tuple[str, str]] = {
+    "fp16": ("#ad1457", "#f48fb1"),
+    "bf16": ("#1565c0", "#82b1ff"),
+    "fp32": ("#37474f", "#cfd8dc"),
+    "e4m3": ("#6a1b9a", "#ce93d8"),
+    "e5m2": ("#bf4500", "#ffcc80"),
+}
+"""Where a figure compares formats, each one's colour (light, dark): never a method's.  FP32 has the
+uniform input's colours; no figure compares formats and kinds of input at once."""
+
 
 @dataclass(frozen=True)
 class Palette:
@@ -111,6 +121,26 @@ LIGHT = Palette(name="light", text="#212121", muted="#5c5c5c", axis="#6e6e6e", g
 DARK = Palette(name="dark", text="#e6e6e6", muted="#b3b6bd", axis="#979ba5", grid="#343844", background="#1e2129")
 PALETTES = (LIGHT, DARK)
 """Text colours pass WCAG AA (4.5:1) on their background; ``background`` is mkdocs-material's slate in dark."""
+
+
+def dark_colours() -> dict[str, str]:
+    """Each colour a figure draws in the light palette, and the one it has in the dark palette.
+
+    The pairs of every table above: the methods', the inputs', the formats'
+    and the palettes' own inks.  A dark figure is its light one recoloured
+    (``figures.mpl.dark_svg``), so a light colour must become one dark colour:
+    ``ValueError`` naming it if two tables disagree.  Colours are lower-case
+    ``#rrggbb``, as matplotlib writes them.
+    """
+    pairs = [(look.light, look.dark) for look in (*LOOKS.values(), *INPUT_LOOKS.values())]
+    pairs += list(FORMAT_COLOURS.values())
+    pairs += [(getattr(LIGHT, ink), getattr(DARK, ink)) for ink in ("text", "muted", "axis", "grid", "background")]
+    dark: dict[str, str] = {}
+    for light, shade in pairs:
+        light, shade = light.lower(), shade.lower()
+        if dark.setdefault(light, shade) != shade:
+            raise ValueError(f"the light colour {light} is {dark[light]} in one dark table and {shade} in another")
+    return dark
 
 
 @dataclass(frozen=True)

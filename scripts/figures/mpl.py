@@ -3,6 +3,8 @@
 Every figure drawn through :func:`render` is checked for legibility before
 it is saved (:func:`text_collisions`): no two labels overlap, none leaves
 the figure, and no label inside a plot leaves it or is crossed by a line.
+A figure is drawn once, in the light palette; its dark SVG is the light one
+recoloured (:func:`dark_svg`).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from matplotlib.typing import RcKeyType  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from .contract import FigureFiles  # noqa: E402
-from .looks import LOOKS, MARKERS, PALETTES, Palette  # noqa: E402
+from .looks import LIGHT, LOOKS, MARKERS, Palette, dark_colours  # noqa: E402
 from .text import superscript  # noqa: E402
 
 RC: dict[RcKeyType, Any] = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fpsum",
@@ -125,6 +127,38 @@ def png_bytes(fig: Figure, width_px: int = SLIDE_WIDTH_PX) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="png", dpi=(dpi, dpi))
     return buffer.getvalue()
+
+
+SVG_COLOUR = re.compile(rb"#[0-9a-fA-F]{6}(?![0-9a-zA-Z_-])")
+"""A colour in matplotlib's SVG (``fill: #c0392b``); links to ids never match: an id starts with m, p or h
+(``url(#p3623274f2)``)."""
+
+
+class RecolourError(ValueError):
+    """A light figure has something its dark one cannot be made from by changing colours."""
+
+
+def dark_svg(svg: bytes, dark: dict[str, str] | None = None) -> bytes:
+    """The dark palette's SVG of a figure drawn in the light palette: each colour swapped for its dark one.
+
+    A figure's palettes differ in colour only (tested on real figures): same
+    texts, lines and layout.  ``dark`` maps lower-case light colours to dark
+    ones (:func:`figures.looks.dark_colours` by default).  ``RecolourError``
+    naming the colour if one has no dark counterpart (a colour drawn outside
+    the tables of ``figures.looks``), and for an embedded raster image, whose
+    pixels no swap of colours reaches.
+    """
+    table = dark_colours() if dark is None else dark
+    if b"<image" in svg:
+        raise RecolourError("the figure embeds a raster image, which cannot be recoloured for the dark palette")
+
+    def swap(colour: re.Match[bytes]) -> bytes:
+        light = colour.group().decode().lower()
+        if light not in table:
+            raise RecolourError(f"the colour {light} has no dark counterpart: draw it from a table of figures.looks")
+        return table[light].encode()
+
+    return SVG_COLOUR.sub(swap, svg)
 
 
 MATHTEXT_TICK = re.compile(r"\$\\mathdefault\{(?P<sign>-?)(?:(?P<mantissa>\d+(?:\.\d+)?)\\times)?"
@@ -242,6 +276,8 @@ def style_axes(fig: Figure, palette: Palette) -> None:
     _ticks_in_view(fig)
     for ax in fig.axes:
         ax.set_facecolor("none")
+        for child in ax.child_axes:  # a secondary axis: its builder colours its ticks; its patch stays bare
+            child.set_facecolor("none")
         ax.tick_params(colors=palette.text, which="both")
         ax.xaxis.label.set_color(palette.text)
         ax.yaxis.label.set_color(palette.text)
@@ -492,61 +528,28 @@ def check_layout(fig: Figure, figure_id: str, palette: Palette) -> None:
         raise LayoutError(f"figure {figure_id!r} ({palette.name} palette) is not legible: " + "; ".join(problems))
 
 
-def _grid_place(ax: Axes) -> tuple[int, int, int, int] | None:
-    """Where ``ax`` sits in its figure's grid: rows, columns, first and last cell (None outside a grid)."""
-    spec = ax.get_subplotspec()
-    return None if spec is None else spec.get_geometry()
-
-
-def _same_layout(laid_out: Figure, fig: Figure) -> bool:
-    """Give ``fig`` the layout of ``laid_out``, the same figure in the other palette: its panels' places.
-
-    A figure's layout depends on its texts and sizes, never on its colours,
-    so the second palette need not be laid out again.  False (``fig`` left
-    to lay itself out) if the two differ in size or panels, or a figure has
-    parts this does not copy (sub-figures, figure titles).
-    """
-    panels = list(zip(laid_out.axes, fig.axes, strict=False))
-    same_size = laid_out.get_size_inches().tolist() == fig.get_size_inches().tolist()
-    copyable = (same_size and len(laid_out.axes) == len(fig.axes)
-                and not (fig.subfigs or fig.get_suptitle() or fig.get_supxlabel() or fig.get_supylabel())
-                and all(type(a) is type(b) and _grid_place(a) == _grid_place(b) for a, b in panels))
-    if not copyable:
-        return False
-    for source, target in panels:
-        target.set_position(source.get_position(original=True), which="original")
-        target.set_position(source.get_position(original=False), which="active")
-    fig.set_layout_engine("none")
-    return True
-
-
 def render(draw: Callable[[Palette], Figure], figure_id: str) -> dict[str, bytes]:
     """The light and dark SVG and the slide PNG (light) of ``figure_id``, from one drawing function.
 
-    The light figure is laid out and drawn once, by saving its SVG; the dark
-    one takes the same layout (:func:`_same_layout`).  Each palette's figure is
-    checked as drawn (:func:`check_layout`): a label that collides stops the
-    build with a message naming the figure and the labels.  The PNG keeps the
-    layout (it is not worked out again), so what is saved is what was checked.
+    ``draw`` is called once, with the light palette.  The figure is laid out
+    and drawn by saving its SVG, then checked as drawn (:func:`check_layout`):
+    a label that collides stops the build with a message naming the figure
+    and the labels.  The dark SVG is that SVG recoloured (:func:`dark_svg`;
+    the layout does not depend on colour), and the PNG keeps the layout (it is
+    not worked out again), so what is saved is what was checked.
     """
-    files: dict[str, bytes] = {}
     paths = FigureFiles.of(figure_id)
-    drawn: list[Figure] = []
     with plt.rc_context(SVG_RC):
+        fig = draw(LIGHT)
         try:
-            for palette in PALETTES:
-                fig = draw(palette)
-                drawn.append(fig)
-                style_axes(fig, palette)
-                if len(drawn) > 1:
-                    _same_layout(drawn[0], fig)
-                svg = svg_bytes(fig)  # lays the figure out (unless it has its layout already) and draws it
-                fig.set_layout_engine("none")  # keep that layout: the PNG shows what is checked
-                check_layout(fig, figure_id, palette)
-                files[paths.svg if palette.name == "light" else paths.dark_svg] = svg
-                if palette.name == "light":
-                    files[paths.png] = png_bytes(fig)
+            style_axes(fig, LIGHT)
+            svg = svg_bytes(fig)  # lays the figure out and draws it
+            fig.set_layout_engine("none")  # keep that layout: the PNG shows what is checked
+            check_layout(fig, figure_id, LIGHT)
+            try:
+                dark = dark_svg(svg)
+            except RecolourError as error:
+                raise RecolourError(f"figure {figure_id!r}: {error}") from None
+            return {paths.svg: svg, paths.png: png_bytes(fig), paths.dark_svg: dark}
         finally:
-            for fig in drawn:
-                plt.close(fig)
-    return files
+            plt.close(fig)

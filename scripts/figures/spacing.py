@@ -15,21 +15,15 @@ import fpsum
 
 from .contract import FigureFiles
 from .html import static_fragment
-from .looks import Palette
+from .looks import FORMAT_COLOURS, Palette
 from .mpl import render
 from .record import Built, Record
 from .text import number
 
 SIZE = (8.0, 4.8)
-# One look per format: colour (light, dark) and dash, distinct without colour too.  No colour is a
-# method's (figures.looks): a format must not read as a method (tested).
-LOOKS = {
-    "fp16": (("#ad1457", "#f48fb1"), "-"),
-    "bf16": (("#1565c0", "#82b1ff"), "--"),
-    "fp32": (("#37474f", "#b0bec5"), "-."),
-    "e4m3": (("#6a1b9a", "#ce93d8"), ":"),
-    "e5m2": (("#bf4500", "#ffcc80"), (0, (6, 2, 1, 2, 1, 2))),
-}
+# One look per format: its colours (figures.looks) and a dash, distinct without colour too.
+DASHES = {"fp16": "-", "bf16": "--", "fp32": "-.", "e4m3": ":", "e5m2": (0, (6, 2, 1, 2, 1, 2))}
+LOOKS = {name: (FORMAT_COLOURS[name], dash) for name, dash in DASHES.items()}
 
 
 @dataclass(frozen=True)
