@@ -6,11 +6,12 @@ import functools
 import math
 from fractions import Fraction
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import reference
-from fpsum.exact import exact_running, exact_sum
+from fpsum.exact import exact_running, exact_sum, exact_total
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format, get_format
 from fpsum.inputs import DRAW_BLOCK, INPUT_KINDS, input_blocks, make_inputs
 from fpsum.race import RACE_N, Race, run_race
@@ -224,6 +225,32 @@ def test_exact_running_all_zeros(values: np.ndarray) -> None:
     got = exact_running(values, at)
     assert got.shape == values.shape[:-1] + (at.size,)
     assert np.all(got == 0)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        from_floats([1.0, 2.0**-53, 2.0**-130], FP32),  # a float64 tie, broken far below
+        np.array([2.0**53, 1.0]),  # a tie: to even
+        np.array([[1.0 + 2.0**-52, 2.0**-53], [0.5, -0.5]]),  # a tie to even, upwards; every value counts
+        np.random.default_rng(17).random(5000).astype(np.float16),
+        np.random.default_rng(18).standard_normal(3000).astype(ml_dtypes.bfloat16),
+        np.random.default_rng(19).random(700).astype(ml_dtypes.float8_e4m3fn),
+        np.array([1.7976931348623157e308, -1.7976931348623157e308, 2.0**-1074]),
+    ],
+    ids=["tie-below", "tie-even", "tie-up-2d", "fp16", "bf16", "e4m3", "fp64-extremes"],
+)
+def test_exact_total_is_the_exact_sum_rounded_once(values: np.ndarray) -> None:
+    """The float the figures quote as the exact sum: the Fraction of exact_sum, rounded to nearest (ties to even)."""
+    expected = float(exact_sum(values))
+    got = exact_total(values)
+    assert np.float64(got).view(np.uint64) == np.float64(expected).view(np.uint64), (got, expected)
+
+
+def test_exact_total_of_nothing_is_zero_and_of_nan_an_error() -> None:
+    assert exact_total(np.zeros(0, dtype=np.float16)) == 0.0
+    with pytest.raises(ValueError):
+        exact_total(np.array([1.0, np.nan]))
 
 
 @pytest.mark.parametrize("fmt", [BF16, FP32], ids=ids)

@@ -137,7 +137,7 @@ def cancelling(params: ExercisesParams) -> NestedNumbers:
     results = {m: number(float(fpsum.total(m, values, fmt))) for m in ("naive", "kahan", "neumaier")}
     listed = ", ".join(number(v) for v in params.cancelling)
     terms = "\\n".join(f"{v:g}" for v in params.cancelling)
-    return results | {"inputs": listed, "exact": number(float(fpsum.exact_sum(values))),
+    return results | {"inputs": listed, "exact": number(fpsum.exact_total(values)),
                       "command": f"printf '{terms}\\n' | fpsum sum --format fp16 --method neumaier"}
 
 
@@ -250,10 +250,10 @@ def sterbenz(params: ExercisesParams) -> NestedNumbers:
     fmt = fpsum.FP16
     a, b = params.cancel_pair
     values = fpsum.to_format(np.array([a, b]), fmt)
-    kappa = float(np.abs(values.astype(np.float64)).sum() / abs(float(fpsum.exact_sum(values))))
+    kappa = float(np.abs(values.astype(np.float64)).sum() / abs(fpsum.exact_total(values)))
     result = float(fpsum.total("naive", values, fmt))
     return {"a": number(a), "b": number(b), "kappa": number(kappa), "bound": significant(kappa * fmt.unit_roundoff),
-            "result": number(result), "exact": number(float(fpsum.exact_sum(values))),
+            "result": number(result), "exact": number(fpsum.exact_total(values)),
             "command": f"printf '{a:g}\\n{b:g}\\n' | fpsum sum --format fp16 --method naive"}
 
 

@@ -114,7 +114,7 @@ def build(figure_id: str, params: NeumaierParams) -> Built:
     }
     numbers: dict[str, str | dict[str, str]] = {
         "inputs": inputs,
-        "exact": number(float(fpsum.exact_sum(one_block))),
+        "exact": number(fpsum.exact_total(one_block)),
         **{method: number(float(fpsum.total(method, one_block, fmt))) for method in METHODS},
         "uniform": uniform,
     }

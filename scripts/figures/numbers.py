@@ -118,16 +118,16 @@ def build_library(record_id: str, params: LibraryParams) -> Built:
         "shape": f"({params.n}, {params.columns})",
         "fp16_sum": number(float(fp16.sum())),
         "fp16_cumsum": number(float(np.cumsum(fp16)[-1])),
-        "fp16_exact": number(float(fpsum.exact_sum(fp16))),
+        "fp16_exact": number(fpsum.exact_total(fp16)),
         "bf16_sum": number(float(bf16.sum())),
         "bf16_sum_fp32": number(float(bf16.sum(dtype=np.float32))),
-        "bf16_exact": number(float(fpsum.exact_sum(bf16))),
+        "bf16_exact": number(fpsum.exact_total(bf16)),
         # The exact sums and means of what the table's snippets sum.
-        "columns_exact": " / ".join(number(float(fpsum.exact_sum(table[:, j]))) for j in range(params.columns)),
-        "fp16_exact_mean": significant(float(fpsum.exact_sum(fp16)) / params.n, 4),
-        "bf16_exact_mean": significant(float(fpsum.exact_sum(bf16)) / params.n, 4),
-        "e4m3_exact": number(float(fpsum.exact_sum(e4m3))),
-        "e4m3_exact_mean": significant(float(fpsum.exact_sum(e4m3)) / params.n, 4),
+        "columns_exact": " / ".join(number(fpsum.exact_total(table[:, j])) for j in range(params.columns)),
+        "fp16_exact_mean": significant(fpsum.exact_total(fp16) / params.n, 4),
+        "bf16_exact_mean": significant(fpsum.exact_total(bf16) / params.n, 4),
+        "e4m3_exact": number(fpsum.exact_total(e4m3)),
+        "e4m3_exact_mean": significant(fpsum.exact_total(e4m3) / params.n, 4),
         # How the Python that ran the snippets sums floats (its version would read as a model number).
         "python_sum_adds": "a compensated (Neumaier) sum" if sys.version_info >= (3, 12) else "a plain running sum",
     }

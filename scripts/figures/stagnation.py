@@ -115,7 +115,7 @@ def quoted(params: StagnationParams) -> dict[str, str | dict[str, str]]:
     }
     for kind in KINDS:
         values = draw_inputs(params, kind, n)
-        exact = float(fpsum.exact_sum(values))
+        exact = fpsum.exact_total(values)
         naive = float(fpsum.total("naive", values, fmt))
         ascending = float(fpsum.total("naive", np.sort(values), fmt))
         partial = fpsum.running_totals("naive", values, fmt).astype(np.float64)

@@ -138,11 +138,6 @@ class Orders:
     """How many inputs exceed one half."""
 
 
-def exact_total(values: np.ndarray) -> float:
-    """The exact sum of ``values`` rounded once to float64: :func:`fpsum.exact_sum`'s, without a Fraction per input."""
-    return float(fpsum.exact_running(values, np.array([values.size]))[0])
-
-
 def compute_orders(params: OrderParams) -> list[Orders]:
     """Every case summed in ``orders`` random orders and sorted four ways.
 
@@ -160,7 +155,7 @@ def compute_orders(params: OrderParams) -> list[Orders]:
         # Sorted by value, the running sum first goes one way as far as it can, then turns back.
         extremes = {"ascending_lowest": float(partial["ascending"].min()),
                     "descending_highest": float(partial["descending"].max())}
-        results.append(Orders(fmt=fmt, kind=kind, exact=exact_total(values), random=random,
+        results.append(Orders(fmt=fmt, kind=kind, exact=fpsum.exact_total(values), random=random,
                               sorted=fpsum.sorted_totals(values, fmt), extremes=extremes,
                               above_half=int((wide > 0.5).sum())))
     return results
@@ -295,7 +290,7 @@ def compute_tree(params: OrderParams) -> list[Tree]:
     for fmt, kind in params.cases():
         values = params.inputs(fmt, kind)
         totals = np.array([float(fpsum.tree_reduction(values, fmt, int(w))) for w in counts])
-        results.append(Tree(fmt=fmt, kind=kind, exact=exact_total(values), workers=counts, totals=totals))
+        results.append(Tree(fmt=fmt, kind=kind, exact=fpsum.exact_total(values), workers=counts, totals=totals))
     return results
 
 

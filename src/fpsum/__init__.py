@@ -8,7 +8,7 @@ from .cascaded import DEFAULT_FOLDS, sum_k, sum_k_running, two_sum, vec_sum
 from .conditioned import ConditionedSums, condition_number, conditioned_sums, kappa_limit, log_targets
 from .correct import correct_running, correct_sum
 from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS, dot_running, exact_dot, exact_dot_running, products
-from .exact import exact_running, exact_sum
+from .exact import exact_running, exact_sum, exact_total
 from .formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, get_format
 from .hardware import TruncatedAccumulator, truncated_dot, truncated_dot_running
 from .inputs import INPUT_KINDS, INPUT_LABELS, InputKind, make_inputs
@@ -39,7 +39,7 @@ __all__ = [
     "RACE_METHODS", "RACE_N", "Race", "run_race",
     "add_exact", "round_exact", "to_format",
     "Sweep", "log_grid", "run_sweep",
-    "exact_running", "exact_sum",
+    "exact_running", "exact_sum", "exact_total",
     "first_order_bounds", "gamma",
     "DEFAULT_FOLDS", "sum_k", "sum_k_running", "two_sum", "vec_sum", "correct_running", "correct_sum",
     "ConditionedSums", "condition_number", "conditioned_sums", "kappa_limit", "log_targets",

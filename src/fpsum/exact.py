@@ -181,3 +181,16 @@ def exact_running(values: np.ndarray, at: np.ndarray) -> np.ndarray:
     else:  # FP64 values near its limits: integer limbs, slower but unlimited
         out = np.array([_multi_limb_prefixes(row, counts, low) for row in rows.astype(np.float64)])
     return out.reshape(array.shape[:-1] + (counts.size,))
+
+
+def exact_total(values: np.ndarray) -> float:
+    """The exact sum of every value of ``values`` (any shape, any float dtype), rounded once to float64.
+
+    :func:`exact_sum` as a float, without a Fraction per value: the same
+    rounding, to nearest with ties to even.  An empty array sums to 0.0;
+    ``ValueError`` for NaN or inf values, as :func:`exact_running`.
+    """
+    flat = np.asarray(values).ravel()
+    if flat.size == 0:
+        return 0.0
+    return float(exact_running(flat, np.array([flat.size]))[0])
