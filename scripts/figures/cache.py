@@ -56,14 +56,19 @@ def environment_fingerprint() -> str:
     return ";".join(versions)
 
 
-def cache_key(record: Record, packages: bytes) -> str:
-    """Hash of the packages' digest, the record's input files, id and parameters, and the environment."""
+def cache_key(record: Record, packages: bytes, environment: str) -> str:
+    """Hash of the packages' digest, the record's input files, id and parameters, and the environment.
+
+    ``packages`` and ``environment`` are :func:`packages_digest`'s and
+    :func:`environment_fingerprint`'s, worked out once per build (reading
+    the libraries' versions takes longer than hashing a record).
+    """
     digest = hashlib.sha256()
     digest.update(packages)
     digest.update(_files_digest(list(record.inputs)))
     digest.update(record.id.encode())
     digest.update(repr(sorted(dataclasses.asdict(record.params).items())).encode())
-    digest.update(environment_fingerprint().encode())
+    digest.update(environment.encode())
     return digest.hexdigest()[:24]
 
 
