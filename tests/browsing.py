@@ -65,6 +65,12 @@ SEARCH_READY_JS = """() => {
   if (!meta || !config || location.protocol === 'file:') return true;
   return meta.textContent.trim() === JSON.parse(config.textContent).translations['search.result.placeholder'];
 }"""
+# Blur the focused element and close the search, as mkdocs-material's own toggle does (checked, then "change").
+CLEAR_FOCUS_JS = """() => {
+  if (document.activeElement) document.activeElement.blur();
+  const search = document.getElementById('__search');
+  if (search && search.checked) { search.checked = false; search.dispatchEvent(new Event('change')); }
+}"""
 # Resolves once the page has rendered `count` more animation frames.
 FRAMES_JS = """(count) => new Promise(done => {
   const next = () => (--count > 0 ? requestAnimationFrame(next) : done());
@@ -297,6 +303,12 @@ class Visit:
         self.wait_for_formulas()
         self.page.wait_for_function(SEARCH_READY_JS, timeout=TYPESET_TIMEOUT_MS)
         self.page.wait_for_load_state("networkidle")
+
+    def clear_focus(self) -> None:
+        """Nothing focused, as on arrival: a keyboard test leaves the focus where its Tabs ended, and
+        focus on the search field opens mkdocs-material's search over the page (closed here too).
+        """
+        self.page.evaluate(CLEAR_FOCUS_JS)
 
     def tex_left(self) -> list[str]:
         """TeX a reader can see in the article (outside code): there should be none."""

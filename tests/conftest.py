@@ -113,13 +113,15 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any], chromium_
     return {**browser_type_launch_args, "executable_path": chromium_path, "args": CHROMIUM_ARGS}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def opened(browser: Browser, site_url: str) -> Iterator[Callable[[str], Visit]]:
-    """Each page of the served site opened once per test module, its formulas typeset.
+    """Each page of the served site opened once per test process, its formulas typeset.
 
     For the tests that look without changing anything, or that put back what
-    they change (palette, print media, selected tabs); a test that plays with
-    the figures opens a ``Visit`` of its own.
+    they change (palette, print media, selected tabs), in any module: a page
+    load costs chromium about a second of CPU.  Each test gets its page with
+    nothing focused (``Visit.clear_focus``).  A test that plays with the
+    figures, or needs a page as it first loads, opens a ``Visit`` of its own.
     """
     visits: dict[str, Visit] = {}
 
@@ -127,6 +129,7 @@ def opened(browser: Browser, site_url: str) -> Iterator[Callable[[str], Visit]]:
         if name not in visits:
             visits[name] = Visit(browser, site_url, name)
             visits[name].wait_for_formulas()
+        visits[name].clear_focus()  # where an earlier test's Tabs left it
         return visits[name]
 
     yield get

@@ -6,6 +6,8 @@
   (``content-visibility`` in site.css) but keep their height meanwhile: a code
   block's is worked out from its line count (``hooks/code_blocks.py``), so the
   page does not move when it is drawn; a formula, scrolled to, is drawn whole.
+- Typesetting the formulas barely moves the page: the layout shifts add up to
+  less than Web Vitals' "good" 0.1 (Lighthouse's performance score counts them).
 - Over HTTP, MathJax's worker loads the page's own glyph outlines
   (``hooks/serve_mathjax.py`` splits the 1 MB font, ``hooks/mathjax_glyphs.py``
   guesses what each page draws) and draws each formula with exactly the
@@ -23,7 +25,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page
 
-from browsing import ALL_TYPESET_JS, TYPESET_TIMEOUT_MS, Visit, doc_pages, formula_count
+from browsing import ALL_TYPESET_JS, TYPESET_TIMEOUT_MS, Visit, all_pages, doc_pages, formula_count, let_frames_pass
 from page_weight import VIEWPORT
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
@@ -49,6 +51,14 @@ CODE_HEIGHTS_JS = """() => [...document.querySelectorAll('.md-typeset pre')]
   })"""
 
 
+LAYOUT_SHIFT_LIMIT = 0.1
+"""Web Vitals' "good" cumulative layout shift; Lighthouse's performance score counts it."""
+# Adds up every layout shift from the page's start (before any script of its own runs).
+LAYOUT_SHIFTS_JS = """window.__shift = 0; new PerformanceObserver(list => {
+  for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__shift += entry.value;
+}).observe({type: 'layout-shift', buffered: true});"""
+
+
 def typeset(page: Page) -> None:
     page.wait_for_function(ALL_TYPESET_JS, timeout=TYPESET_TIMEOUT_MS)
 
@@ -62,6 +72,7 @@ class Measured:
     formula_boxes: list[tuple[int, float, float]] = field(default_factory=list)
     outlines: list[Any] = field(default_factory=list)
     fonts: list[str] = field(default_factory=list)
+    layout_shift: float = 0.0
 
 
 def _on_phone(browser: Browser, site_url: str, name: str) -> Measured:
@@ -93,13 +104,17 @@ def _on_phone(browser: Browser, site_url: str, name: str) -> Measured:
 
 
 def _on_desktop(browser: Browser, base: str, name: str) -> Measured:
-    """At a desktop's size from ``base``: the code blocks as loaded, then, typeset, every formula's outlines
-    and the font files MathJax fetched.
+    """At a desktop's size from ``base``: the code blocks as loaded, then, typeset, the layout shifts since
+    the start (five frames on), every formula's outlines and the font files MathJax fetched.
     """
-    visit = Visit(browser, base, name)
+    visit = Visit(browser, base)
     try:
+        visit.page.add_init_script(LAYOUT_SHIFTS_JS)
+        visit.goto(name)
         seen = Measured(code_heights=visit.page.evaluate(CODE_HEIGHTS_JS))
         typeset(visit.page)
+        let_frames_pass(visit.page, 5)
+        seen.layout_shift = visit.page.evaluate("window.__shift")
         seen.outlines = visit.page.evaluate(OUTLINES_JS)
         seen.fonts = sorted(re.sub(r".*/output/svg/fonts/", "", url) for url in visit.requests
                             if "/output/svg/fonts/" in url)
@@ -140,6 +155,13 @@ def test_images_below_the_first_screen_are_lazy(loaded: Loaded, name: str) -> No
 def test_a_code_block_skipped_off_screen_keeps_its_height(loaded: Loaded, name: str, how: str) -> None:
     for skipped, drawn in loaded(how, name).code_heights:
         assert skipped == pytest.approx(drawn, abs=2), f"a code block {drawn:.1f} px high, skipped: {skipped:.1f}"
+
+
+@pytest.mark.parametrize("name", all_pages())
+def test_typesetting_the_formulas_barely_moves_the_page(loaded: Loaded, name: str) -> None:
+    """The layout shifts from loading to every formula typeset add up to less than 0.1 (desktop viewport)."""
+    shift = loaded("desktop", name).layout_shift
+    assert shift < LAYOUT_SHIFT_LIMIT, f"{name}: cumulative layout shift {shift:.3f}"
 
 
 @pytest.mark.parametrize("name", PAGES)
