@@ -148,13 +148,8 @@ class GzipHandler(http.server.BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serve(site: Path, sent: list[tuple[str, int]] | None = None) -> Iterator[str]:
-    """Serve ``site`` on 127.0.0.1 (a free port) with gzip; yields the root URL.
-
-    With ``sent``, each response body's path and size as sent (gzipped or not) is appended to it.
-    """
-    handler = functools.partial(GzipHandler, root=site.resolve(), compressed={}, lock=threading.Lock(), sent=sent)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+def running(server: http.server.ThreadingHTTPServer) -> Iterator[str]:
+    """``server`` (bound to 127.0.0.1) answering in a thread until the block ends; yields its root URL."""
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -162,6 +157,17 @@ def serve(site: Path, sent: list[tuple[str, int]] | None = None) -> Iterator[str
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def serve(site: Path, sent: list[tuple[str, int]] | None = None) -> Iterator[str]:
+    """Serve ``site`` on 127.0.0.1 (a free port) with gzip; yields the root URL.
+
+    With ``sent``, each response body's path and size as sent (gzipped or not) is appended to it.
+    """
+    handler = functools.partial(GzipHandler, root=site.resolve(), compressed={}, lock=threading.Lock(), sent=sent)
+    with running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url:
+        yield url
 
 
 # ---------------------------------------------------------------- pages and Lighthouse runs

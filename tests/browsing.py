@@ -15,7 +15,6 @@ import functools
 import http.server
 import re
 import sys
-import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +24,8 @@ from urllib.parse import urlsplit
 
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from lighthouse_bench import running
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
@@ -154,14 +155,8 @@ def serving(directory: Path, served: list[str] | None = None) -> Iterator[str]:
     ``304`` for a file the browser had, and asked whether it changed).
     """
     handler = type("Handler", (_QuietHandler,), {"served": served})
-    server = _QuietServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with running(_QuietServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))) as url:
+        yield url
 
 
 def origin_of(url: str) -> str | None:
