@@ -42,10 +42,11 @@ from .contract import NUMBERS_PATH, flatten
 from .errors import located
 from .record import Built, Record
 
-BUILDERS = (races, error_vs_n, stagnation, kahan_limits, formats_table, spacing, neumaier, stochastic_race, blocked,
-            dot_error, promotion, matmul_error, conditioning, exercises, weight_updates, sum_order,
+BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, promotion, weight_updates, conditioning, sum_order,
+            blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, exercises,
             numbers, snippets, site_info, looks_css)
-"""Every builder module; the order is the order of the records in messages and in ``numbers.json``."""
+"""Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
+records first (:func:`longest_first`), so no core is left with a long one at the end."""
 
 
 TIMES_PATH = CACHE_DIR.parent / "figure-times.json"
