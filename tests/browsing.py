@@ -186,13 +186,12 @@ class ContextPool:
     """
 
     def __init__(self) -> None:
-        self._idle: dict[tuple[int, str], list[tuple[BrowserContext, set[str]]]] = {}
-        self._browsers: dict[int, Browser] = {}  # holds each browser, so its id is not reused
-        self._kept: dict[BrowserContext, Page] = {}  # each context's emptied page, which keeps its renderer
+        self._idle: dict[tuple[Browser, str], list[tuple[BrowserContext, set[str]]]] = {}
+        self._kept: set[BrowserContext] = set()  # the contexts whose emptied page keeps their renderer
 
     @staticmethod
-    def _key(browser: Browser, options: dict[str, Any]) -> tuple[int, str]:
-        return id(browser), repr(sorted(options.items()))
+    def _key(browser: Browser, options: dict[str, Any]) -> tuple[Browser, str]:
+        return browser, repr(sorted(options.items()))
 
     def open_page(self, browser: Browser, options: dict[str, Any]) -> tuple[BrowserContext, Page]:
         """A page in a context made with ``options``: an idle one wiped clean, or a new one."""
@@ -220,8 +219,7 @@ class ContextPool:
             page.close()
         else:
             page.goto("about:blank")
-            self._kept[context] = page
-        self._browsers[id(browser)] = browser
+            self._kept.add(context)
         self._idle.setdefault(self._key(browser, options), []).append((context, origins))
 
 

@@ -105,6 +105,12 @@ FORMAT_COLOURS: dict[str, tuple[str, str]] = {
 uniform input's colours; no figure compares formats and kinds of input at once."""
 
 
+def format_colour(name: str, palette: Palette) -> str:
+    """A format's colour in ``palette`` (:data:`FORMAT_COLOURS`): a format looks the same in every figure."""
+    light, dark = FORMAT_COLOURS[name]
+    return light if palette.name == "light" else dark
+
+
 @dataclass(frozen=True)
 class Palette:
     """The colours of everything that is not a method, in one of the site's two palettes."""

@@ -15,15 +15,14 @@ import fpsum
 
 from .contract import FigureFiles
 from .html import static_fragment
-from .looks import FORMAT_COLOURS, Palette
+from .looks import Palette, format_colour
 from .mpl import render
 from .record import Built, Record
 from .text import number
 
 SIZE = (8.0, 4.8)
-# One look per format: its colours (figures.looks) and a dash, distinct without colour too.
+# One dash per format, beside its colour (figures.looks.format_colour): distinct without colour too.
 DASHES = {"fp16": "-", "bf16": "--", "fp32": "-.", "e4m3": ":", "e5m2": (0, (6, 2, 1, 2, 1, 2))}
-LOOKS = {name: (FORMAT_COLOURS[name], dash) for name, dash in DASHES.items()}
 
 
 @dataclass(frozen=True)
@@ -69,8 +68,7 @@ def draw(params: SpacingParams, palette: Palette) -> Figure:
     for name in params.formats:
         fmt = fpsum.get_format(name)
         starts, gaps = binades(fmt, params)
-        colours, dash = LOOKS[name]
-        colour = colours[0] if palette.name == "light" else colours[1]
+        colour, dash = format_colour(name, palette), DASHES[name]
         end = min(fmt.max_finite, 2.0 ** (params.high_exponent + 1))
         ax.step(np.append(starts, end), np.append(gaps, gaps[-1]), where="post", color=colour, ls=dash, lw=2,
                 label=fmt.label)

@@ -41,7 +41,7 @@ import fpsum
 from . import spacing
 from .contract import FigureFiles
 from .html import static_fragment
-from .looks import Palette
+from .looks import Palette, format_colour
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number
@@ -52,15 +52,9 @@ SORTED_MARKERS = {"ascending": "^", "descending": "v"}
 FORMAT_MARKERS = {"fp16": "o", "bf16": "s"}
 
 
-def format_colour(name: str, palette: Palette) -> str:
-    """A format's colour, the one the spacing figure gives it: a format looks the same everywhere."""
-    light, dark = spacing.LOOKS[name][0]
-    return light if palette.name == "light" else dark
-
-
 def format_dash(name: str) -> Any:
     """A format's line style in the spacing figure."""
-    return spacing.LOOKS[name][1]
+    return spacing.DASHES[name]
 
 
 @dataclass(frozen=True)
@@ -75,7 +69,7 @@ class OrderParams:
 
     def __post_init__(self) -> None:
         for name in self.formats:
-            if name not in spacing.LOOKS or name not in FORMAT_MARKERS:
+            if name not in spacing.DASHES or name not in FORMAT_MARKERS:
                 raise ValueError(f"no look for format {name!r}")
             fpsum.get_format(name)
         for kind in self.kinds:
