@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PIP := $(BIN)/python -m pip --disable-pip-version-check --quiet
+UV_INSTALL := $(BIN)/uv pip install --quiet --python $(BIN)/python
 # Reproducible builds: every date in the site is the last commit's.
 # The end-of-life banners of mkdocs plugins are noise.
 export NO_MKDOCS_2_WARNING := 1
@@ -19,11 +20,13 @@ WITH_VENV := PATH="$(abspath $(BIN)):$$PATH"
 .PHONY: site serve test bench chromium clean archive publish-version
 
 # The virtual environment, from the pinned lock; fpsum installed editable so
-# `make serve` follows edits to the model.
+# `make serve` follows edits to the model.  pip brings in uv (its version is the
+# lock's) and uv installs the lock: about 2 s where pip alone takes about 20.
 $(STAMP): requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install -r requirements.lock
-	$(PIP) install --no-deps -e .
+	$(PIP) install "$$(grep '^uv==' requirements.lock)"
+	$(UV_INSTALL) -r requirements.lock
+	$(UV_INSTALL) --no-deps -e .
 	touch $(STAMP)
 
 site: $(STAMP)
