@@ -175,7 +175,7 @@ class ContextPool:
     A page in a new context costs chromium about 0.6 s more CPU than one in a
     context that keeps a page of the same site open: the new page then shares
     that page's renderer process instead of starting one, and the browser
-    tests open about 150 pages.  So each context keeps its first visit's page,
+    tests open more than a hundred pages.  So each context keeps its first visit's page,
     emptied (``about:blank``), and a context is only reused once its visit is
     closed: no two visits ever share one.  Before its next page opens it is
     wiped of what the last visit left, the HTTP cache (the renderer's memory

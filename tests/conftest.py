@@ -3,7 +3,8 @@
 The browser is pytest-playwright's ``browser`` fixture (one per worker for the
 whole run), launched on Debian's chromium by ``browser_type_launch_args`` below.
 The repository copy, and the site (its build), are built once per test run, however many
-pytest-xdist workers use them (``once_per_run``).
+pytest-xdist workers use them (``once_per_run``); the site packed as ``make archive`` packs it,
+and each page's fresh loads in chromium (``fresh_loads``), once per test process.
 """
 
 from __future__ import annotations
@@ -11,19 +12,26 @@ from __future__ import annotations
 import os
 import shutil
 import traceback
+import zipfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from filelock import FileLock
 from playwright.sync_api import Browser
 
 from browsing import CHROMIUM_ARGS, Visit, serving
+from fresh_loads import Loaded, fresh_loads
 from repocopy import BuiltCopy, build_copy, copy_repo
+from site_archive import archive_folder, pack
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD_TIMEOUT_S = 600  # how long a worker waits for another worker's build
+VERSION = str(yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))["version"])
+"""The site's version as it is cited (CITATION.cff's): ``make archive`` and ``make publish-version`` use it."""
+ARCHIVE_EPOCH = 1_700_000_000  # 2023-11-14 22:13:20 UTC: the date every file in the tests' archive carries
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -135,6 +143,29 @@ def opened(browser: Browser, site_url: str) -> Iterator[Callable[[str], Visit]]:
     yield get
     for visit in visits.values():
         visit.close()
+
+
+@pytest.fixture(scope="session")
+def loaded(browser: Browser, site_url: str) -> Loaded:
+    """``loaded(how, name)``: what the one fresh load of page ``name`` at a phone's or a desktop's size
+    showed, loaded once per test process however many tests look at it (``fresh_loads``).
+    """
+    return fresh_loads(browser, site_url)
+
+
+@pytest.fixture(scope="session")
+def archive(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The run's built site packed as ``make archive`` packs it (``scripts/site_archive.py``)."""
+    return pack(site_dir, VERSION, tmp_path_factory.mktemp("archive"), ARCHIVE_EPOCH)
+
+
+@pytest.fixture(scope="session")
+def unpacked(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The archive unpacked, as a student would: the one folder it holds."""
+    target = tmp_path_factory.mktemp("unpacked")
+    with zipfile.ZipFile(archive) as zipped:
+        zipped.extractall(target)
+    return target / archive_folder(VERSION)
 
 
 @pytest.fixture(scope="session")

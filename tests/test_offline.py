@@ -1,42 +1,71 @@
 """The built site offline: every page opened from disk (file://) works, and nothing is fetched from outside.
 
-From disk: figures show, formulas are typeset (MathJax comes from the site),
-the figure controls and the palette toggle work, and links lead from page to
-page (``use_directory_urls: false`` makes them ``page.html``).  The search
-works both over HTTP from localhost and from disk: browsers refuse a web
-worker to a file:// page, so there mkdocs-material's offline plugin has the
-page load the index as a script (``search/search_index.js``) and
-iframe-worker's shim, served by the site, runs the search worker in an iframe.
-Every request is recorded: none may leave the site's folder (from disk) or
-localhost (over HTTP).
+The pages are opened from the unpacked archive (``make archive``), which
+``test_archive`` checks is the built site byte for byte: so a student's
+unpacked copy and ``site/`` opened from disk are tested at once.  From disk:
+figures show, formulas are typeset (MathJax comes from the site) with exactly
+the outlines its worker draws over HTTP, the figure controls and the palette
+toggle work, the navigation links to the next page (``use_directory_urls:
+false`` makes them ``page.html``), and the search finds that page by its title
+and leads to it.  The search works both over HTTP from localhost and from disk:
+browsers refuse a web worker to a file:// page, so there mkdocs-material's
+offline plugin has the page load the index as a script
+(``search/search_index.js``) and iframe-worker's shim, served by the site, runs
+the search worker in an iframe.  Every request is recorded: none may leave the
+site's folder (from disk) or localhost (over HTTP).
 """
 
 from __future__ import annotations
 
+import html
+import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Page
 
-from browsing import ALL_RACES_READY_JS, Visit, built_html, doc_pages, draw_every_race, has_races
+from browsing import ALL_RACES_READY_JS, Visit, built_html, doc_pages, draw_every_race, formula_count, has_races
+from fresh_loads import OUTLINES_JS, Loaded
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
 
 PAGES = doc_pages()  # the 404 page is for servers: from disk nobody lands on it
+SEARCH_TIMEOUT_MS = 15_000
 
 
-def file_base(site_dir: Path) -> str:
-    return site_dir.resolve().as_uri() + "/"
+def file_base(site: Path) -> str:
+    return site.resolve().as_uri() + "/"
+
+
+def title_of(site_dir: Path, name: str) -> str:
+    """The text of the page's first heading, as a reader sees it."""
+    heading = built_html(site_dir, name).split("<h1", 1)[1].split(">", 1)[1].split("<", 1)[0]
+    return html.unescape(heading).strip()
+
+
+def search(page: Page, words: str) -> list[str]:
+    """Type ``words`` in mkdocs-material's search and return the links of its results, once there are some."""
+    page.locator(".md-search__input").click()
+    page.keyboard.type(words)
+    page.locator(".md-search-result__item").first.wait_for(state="visible", timeout=SEARCH_TIMEOUT_MS)
+    links: list[str] = page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.href)")
+    return links
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_page_works_from_disk(browser: Browser, site_dir: Path, name: str) -> None:
-    base = file_base(site_dir)
+def test_page_works_from_disk(browser: Browser, unpacked: Path, site_dir: Path, loaded: Loaded, name: str) -> None:
+    base = file_base(unpacked)
     opened = Visit(browser, base, name)
     try:
         page = opened.page
         opened.wait_for_formulas()
         assert opened.tex_left() == []
+        # From disk MathJax draws with the whole font; over HTTP its worker with the page's own outlines.
+        if formula_count(site_dir, name):
+            from_disk, over_http = page.evaluate(OUTLINES_JS), loaded("desktop", name).outlines
+            assert len(from_disk) == len(over_http) == formula_count(site_dir, name)
+            differ = [i for i, (a, b) in enumerate(zip(from_disk, over_http)) if a != b]
+            assert differ == [], f"formulas drawn with other outlines from disk than over HTTP: {differ}"
         # Figures: every image shown has loaded (lazy ones once scrolled to), every race is inline SVG.
         images = page.locator("article img")
         for i in range(images.count()):
@@ -55,15 +84,18 @@ def test_page_works_from_disk(browser: Browser, site_dir: Path, name: str) -> No
         # mkdocs-material's own components run: the palette toggle switches the scheme.
         page.locator('[data-md-component="palette"] label:visible').click()
         page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
-        # A link leads to the next page in the navigation, read from disk.
+        # The navigation links to the next page, and the search finds it by its title (in words: ":" is
+        # lunr syntax) and its result leads there, read from disk.
         following = PAGES[(PAGES.index(name) + 1) % len(PAGES)]
-        target = base + following
-        page.evaluate("""(target) => [...document.querySelectorAll('.md-sidebar--primary a.md-nav__link')]
-                           .find(a => a.href === target).setAttribute('data-test-target', '')""", target)
-        page.locator("a[data-test-target]").click()
+        target, title = base + following, title_of(site_dir, following)
+        navigation = page.eval_on_selector_all(".md-sidebar--primary a.md-nav__link", "links => links.map(a => a.href)")
+        assert target in navigation, f"no link to {following} in the navigation"
+        links = search(page, re.sub(r"[^\w\s]", " ", title))
+        assert target in links, f"no result for {title!r} links to {following}: {links}"
+        page.locator(f'.md-search-result__item > a[href="{target}"]').first.click()
         page.wait_for_url(target)
         page.wait_for_load_state("load")
-        assert page.locator("article h1").first.is_visible()
+        assert page.evaluate("document.querySelector('article h1').firstChild.textContent").strip() == title
         opened.wait_for_formulas()
         assert opened.problems() == []
         assert all(url.startswith((base, "data:", "blob:")) for url in opened.requests)
@@ -78,11 +110,7 @@ def test_search_finds_a_word(browser: Browser, site_url: str, site_dir: Path, wo
     opened = Visit(browser, base, "index.html")
     try:
         page = opened.page
-        page.locator(".md-search__input").click()
-        page.keyboard.type(word)
-        results = page.locator(".md-search-result__item")
-        results.first.wait_for(state="visible", timeout=15_000)
-        links = page.eval_on_selector_all(".md-search-result__item a", "links => links.map(a => a.href)")
+        links = search(page, word)
         assert links and all(link.startswith(base) for link in links), links
         texts = page.eval_on_selector_all(".md-search-result__item", "items => items.map(i => i.textContent)")
         assert any(word.lower() in text.lower() for text in texts)

@@ -26,16 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from playwright.sync_api import Browser
 
 from browsing import REPO, Visit, all_pages, built_html, doc_pages, serving
-from conftest import once_per_run
+from conftest import VERSION, once_per_run
 from repocopy import BuiltCopy
 
 pytestmark = pytest.mark.xdist_group("repo-copy")
 
-VERSION = str(yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))["version"])
 VENV = REPO / ".venv"
 IDENTITY = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
             "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}
