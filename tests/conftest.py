@@ -55,6 +55,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.fail("is marked browser but uses no browser: leave the mark off", pytrace=False)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each page's browser tests run in one pytest-xdist worker (``--dist loadgroup``, group: the page).
+
+    A page's loads that its tests share in a test process (``opened``,
+    ``loaded``) are then made once per run, not once in each worker, while
+    the pages spread over the workers.  Tried first, so that pytest-xdist,
+    which reads the groups in this same hook, finds them.
+    """
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        page = callspec.params.get("name") if callspec else None
+        if item.get_closest_marker("browser") and isinstance(page, str) and page.endswith(".html"):
+            item.add_marker(pytest.mark.xdist_group(page))
+
+
 def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], str | None]) -> Path:
     """The folder ``name`` of this test run, filled by ``build(folder)`` once, whichever worker asks first.
 

@@ -28,8 +28,6 @@ from browsing import (
 )
 from htmlscan import Page as HtmlPage
 
-pytestmark = pytest.mark.xdist_group("site")  # each test that opens a page is marked browser
-
 PAGES = all_pages()
 Opened = Callable[[str], Visit]
 DIGIT = re.compile(r"\d")

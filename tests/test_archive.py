@@ -22,8 +22,6 @@ from browsing import REPO, doc_pages
 from conftest import ARCHIVE_EPOCH, VERSION
 from site_archive import archive_folder, pack
 
-pytestmark = pytest.mark.xdist_group("site")
-
 FOLDER = archive_folder(VERSION)
 
 

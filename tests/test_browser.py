@@ -39,8 +39,6 @@ from browsing import (
 )
 from htmlscan import Page as HtmlPage
 
-pytestmark = pytest.mark.xdist_group("site")  # each test that opens a page is marked browser
-
 PAGES = all_pages()
 Opened = Callable[[str], Visit]
 # Whether an element is drawn. checkVisibility() is no use inside SVG: it answers true under display:none.

@@ -20,8 +20,6 @@ import pytest
 
 from repocopy import BuiltCopy, build_copy
 
-pytestmark = pytest.mark.xdist_group("repo-copy")
-
 PAGE = "docs/index.md"  # every site has a home page: the page cases break it
 
 

@@ -123,7 +123,6 @@ def _run(repo: Path, code: str, *args: str) -> list[str]:
     return result
 
 
-@pytest.mark.xdist_group("repo-copy")
 def test_editing_a_module_a_figure_uses_only_indirectly_rebuilds_it(built_copy: BuiltCopy, tmp_path: Path) -> None:
     """The key hashes whole packages: a module the race builder never imports itself still counts."""
     import shutil

@@ -45,7 +45,6 @@ def cff() -> dict[str, object]:
     return data
 
 
-@pytest.mark.xdist_group("site")
 def test_the_bibtex_url_is_the_address_of_the_built_site(site_dir: Path) -> None:
     url = bibtex_fields(site_dir)["url"]
     assert url == site_info.site_url_of_the_build()
@@ -66,7 +65,6 @@ def test_the_authors_are_written_in_citation_cff_only() -> None:
     assert isinstance(authors, list) and authors
 
 
-@pytest.mark.xdist_group("repo-copy")
 def test_site_url_from_the_environment_moves_the_bibtex_and_the_canonical_links(
         built_copy: BuiltCopy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Published elsewhere: one variable changes the address everywhere, and only the site record is rebuilt."""

@@ -237,7 +237,6 @@ def test_scientific_numbers() -> None:
     assert conditioning.scientific(3e-4) == "3 × 10⁻⁴"
 
 
-@pytest.mark.xdist_group("site")
 def test_the_built_figure_draws_every_method_in_its_look(site_dir: Path) -> None:
     files = FigureFiles.of("conditioning")
     for svg in (files.svg, files.dark_svg):
@@ -250,7 +249,6 @@ def test_the_built_figure_draws_every_method_in_its_look(site_dir: Path) -> None
         assert LOOKS[method].label == fpsum.METHOD_LABELS[method]
 
 
-@pytest.mark.xdist_group("site")
 def test_the_page_shows_the_figure_and_the_loops(site_dir: Path) -> None:
     html = (site_dir / "conditioning.html").read_text(encoding="utf-8")
     assert 'id="fig-conditioning"' in html

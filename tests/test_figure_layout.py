@@ -391,7 +391,6 @@ def test_race_slides_are_legible() -> None:
     assert len(checked) >= 6
 
 
-@pytest.mark.xdist_group("site")
 def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> None:
     """The strict build checks every figure drawn through ``render`` (in the light palette; ``render`` raises
     ``LayoutError``, which fails the build), so a built site proves them all legible, error-vs-n-fp32 and

@@ -16,7 +16,6 @@ import fpsum
 from figures import formats_table, site_info, snippets
 from figures.build import registry
 
-pytestmark = pytest.mark.xdist_group("site")
 REPO = Path(__file__).resolve().parents[1]
 
 

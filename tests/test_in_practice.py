@@ -408,7 +408,6 @@ def test_python_sum_is_what_this_python_does() -> None:
 
 # ---------------------------------------------------------------- the built page
 
-pytest_site = pytest.mark.xdist_group("site")
 FIGURES = ("weight-updates", "sum-order", "tree-reduction")
 CSV_HEADERS = {
     "weight-updates": ["format", "start", "update", "step", "exact", *fpsum.UPDATE_METHODS],
@@ -426,7 +425,6 @@ def code_blocks(html: str) -> list[str]:
     return [html_lib.unescape(re.sub(r"<[^>]+>", "", b)) for b in re.findall(r"<code>(.*?)</code>", html, re.S)]
 
 
-@pytest_site
 def test_the_page_has_its_sections_references_and_place_in_the_site(site_dir: Path) -> None:
     _, page = built(site_dir)
     headings = {attrs.get("id") for attrs in page.find("h2")}
@@ -442,7 +440,6 @@ def test_the_page_has_its_sections_references_and_place_in_the_site(site_dir: Pa
     assert "in-practice.md" in (REPO / "mkdocs.yml").read_text(encoding="utf-8")
 
 
-@pytest_site
 def test_every_figure_is_numbered_captioned_and_downloadable_with_its_data(site_dir: Path) -> None:
     html, page = built(site_dir)
     anchors = [fig["id"] for fig in page.find("figure", class_="fpsum-figure")]
@@ -461,7 +458,6 @@ def test_every_figure_is_numbered_captioned_and_downloadable_with_its_data(site_
         assert rows[0] == CSV_HEADERS[figure_id] and len(rows) > 20
 
 
-@pytest_site
 def test_the_csvs_are_the_models(site_dir: Path) -> None:
     rows = list(csv.DictReader(io.StringIO((site_dir / "figures" / "weight-updates.csv").read_text())))
     t = trajectories()
@@ -483,7 +479,6 @@ def test_the_csvs_are_the_models(site_dir: Path) -> None:
         np.testing.assert_array_equal(mine, tree.totals)
 
 
-@pytest_site
 def test_the_library_table_says_what_ran_and_cites_what_did_not(site_dir: Path) -> None:
     html, _ = built(site_dir)
     table = next(t for t in re.findall(r"<table>.*?</table>", html, re.S) if "ml_dtypes" in t)
@@ -499,7 +494,6 @@ def test_the_library_table_says_what_ran_and_cites_what_did_not(site_dir: Path) 
     assert len(cited) >= 5 and any("PyTorch" in r for r in cited) and any("MLX" in r for r in cited)
 
 
-@pytest_site
 def test_the_snippets_are_shown_as_they_are_with_what_they_printed(site_dir: Path) -> None:
     blocks = code_blocks(built(site_dir)[0])
     for path in LIBRARY.files:
@@ -511,7 +505,6 @@ def test_the_snippets_are_shown_as_they_are_with_what_they_printed(site_dir: Pat
     assert numbers_json["library.python_sum.fsum"] == "1"
 
 
-@pytest_site
 def test_the_weight_figure_draws_every_way_in_its_look_in_both_palettes(site_dir: Path) -> None:
     for name in ("weight-updates.svg", "weight-updates-dark.svg"):
         root = ET.parse(site_dir / "figures" / name).getroot()

@@ -21,8 +21,6 @@ from figures.contract import LOOKS_CSS
 from figures.looks import DARK, LIGHT, LOOKS, Palette, css_properties
 from figures.looks_css import SCHEMES
 
-pytestmark = pytest.mark.xdist_group("site")
-
 SVG = "{http://www.w3.org/2000/svg}"
 LOOK_ID = re.compile(r"look-([a-z]+)-\d+\Z")
 RACE_SERIES = ("exact", "naive", "wide", "kahan", "pairwise")

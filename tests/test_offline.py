@@ -27,7 +27,7 @@ from playwright.sync_api import Browser, Page
 from browsing import ALL_RACES_READY_JS, Visit, built_html, doc_pages, draw_every_race, formula_count, has_races
 from fresh_loads import OUTLINES_JS, Loaded
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = pytest.mark.browser
 
 PAGES = doc_pages()  # the 404 page is for servers: from disk nobody lands on it
 SEARCH_TIMEOUT_MS = 15_000

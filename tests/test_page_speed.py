@@ -28,7 +28,7 @@ from playwright.sync_api import Browser
 from browsing import Visit, all_pages, doc_pages, formula_count
 from fresh_loads import OUTLINES_JS, Loaded
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("site")]
+pytestmark = pytest.mark.browser
 
 PAGES = doc_pages()
 LAYOUT_SHIFT_LIMIT = 0.1

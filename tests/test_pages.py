@@ -12,7 +12,6 @@ import pytest
 
 from htmlscan import Page
 
-pytestmark = pytest.mark.xdist_group("site")
 REPO = Path(__file__).resolve().parents[1]
 TOPIC_PAGES = ["accumulation-error.html", "error-vs-n.html", "formats.html", "beyond-kahan.html"]
 ALL_PAGES = ["index.html", *TOPIC_PAGES, "cite.html"]

@@ -13,11 +13,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from repocopy import BuiltCopy, build_copy
-
-pytestmark = pytest.mark.xdist_group("repo-copy")
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -14,7 +14,6 @@ from figures.text import number
 from htmlscan import Page
 
 REPO = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.xdist_group("site")
 
 RACES = [f"race-{f}-{k}" for f in ("fp16", "bf16") for k in ("uniform", "ones", "normal")]
 

@@ -101,7 +101,6 @@ def source_of(file: str, section: str) -> str:
     return match.group(1)
 
 
-@pytest.mark.xdist_group("site")
 @pytest.mark.parametrize(("page", "file", "section"), included_sections())
 def test_code_a_page_includes_is_shown_as_it_is_in_the_source(site_dir: Path, page: str, file: str,
                                                               section: str) -> None:

@@ -32,8 +32,6 @@ from browsing import REPO, Visit, all_pages, built_html, doc_pages, serving
 from conftest import VERSION, once_per_run
 from repocopy import BuiltCopy
 
-pytestmark = pytest.mark.xdist_group("repo-copy")
-
 VENV = REPO / ".venv"
 IDENTITY = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
             "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}

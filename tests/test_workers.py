@@ -1,0 +1,53 @@
+"""The browser tests of one page run in one pytest-xdist worker, so the loads they share are made once.
+
+``conftest.pytest_collection_modifyitems`` puts each page's browser tests in
+a group of that page, and ``make test`` runs pytest-xdist with ``--dist
+loadgroup``, which must send each group whole to one worker.  With pytest
+9.2, pytest-xdist 3.8 stops doing so without a word (its issue 1386: it marks
+the group in a node id that pytest no longer reads), and every worker loads
+every page: so the pinned pair is checked here, on a small suite of its own
+that groups its tests the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+CONFTEST = '''
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(item.callspec.params["name"]))
+'''
+TESTS = '''
+import pytest
+
+@pytest.mark.parametrize("name", ["a.html", "b.html", "c.html", "d.html"])
+@pytest.mark.parametrize("check", range(4))
+def test_{module}(name, check):
+    pass
+'''
+
+
+def test_each_group_runs_whole_in_one_worker(tmp_path: Path) -> None:
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    for module in ("first", "second"):
+        (tmp_path / f"test_{module}.py").write_text(TESTS.format(module=module))
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "xdist", "-n", "2", "--dist", "loadgroup", "-v",
+                             "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout[-2000:]
+    ran = re.findall(r"\[(gw\d)\].* PASSED \S+\[\d+-(\w)\.html\]", result.stdout)
+    assert len(ran) == 32, result.stdout[-2000:]
+    workers: dict[str, set[str]] = {}
+    for worker, page in ran:
+        workers.setdefault(page, set()).add(worker)
+    assert all(len(used) == 1 for used in workers.values()), f"a page's tests ran in several workers: {workers}"
+    assert len(set().union(*workers.values())) == 2, f"the pages did not spread over both workers: {workers}"
