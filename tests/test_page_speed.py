@@ -31,6 +31,7 @@ from fresh_loads import OUTLINES_JS, Loaded
 pytestmark = pytest.mark.browser
 
 PAGES = doc_pages()
+GUESS_MISSED_PAGE = "accumulation-error.html"
 LAYOUT_SHIFT_LIMIT = 0.1
 """Web Vitals' "good" cumulative layout shift; Lighthouse's performance score counts it."""
 
@@ -73,13 +74,14 @@ def test_a_page_loads_its_own_glyph_outlines_not_the_whole_font(loaded: Loaded, 
             f"{fonts}: a glyph the page draws is missing from its file (see hooks/mathjax_glyphs.py)"
 
 
+@pytest.mark.xdist_group(GUESS_MISSED_PAGE)  # with the page's other tests, whose desktop load it reads
 def test_a_glyph_the_guess_missed_is_loaded_from_its_block_as_it_is_drawn(browser: Browser, site_url: str,
                                                                          loaded: Loaded) -> None:
     """With the page's glyph file empty (every glyph missed), the worker loads the blocks of outlines that
     hold what MathJax draws, and the formulas come out as with the page's file: as from disk, with the
     whole font (``test_offline``).
     """
-    name = "accumulation-error.html"
+    name = GUESS_MISSED_PAGE
     visit = Visit(browser, site_url)
     try:
         visit.context.route("**/output/svg/fonts/tex-pages/*.js",
