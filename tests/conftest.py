@@ -18,18 +18,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from filelock import FileLock
 from playwright.sync_api import Browser
 
 from browsing import CHROMIUM_ARGS, Visit, serving
+from figures.site_info import read_citation
 from fresh_loads import Loaded, fresh_loads
 from repocopy import BuiltCopy, build_copy, copy_repo
 from site_archive import archive_folder, pack
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD_TIMEOUT_S = 600  # how long a worker waits for another worker's build
-VERSION = str(yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))["version"])
+VERSION = str(read_citation()["version"])
 """The site's version as it is cited (CITATION.cff's): ``make archive`` and ``make publish-version`` use it."""
 ARCHIVE_EPOCH = 1_700_000_000  # 2023-11-14 22:13:20 UTC: the date every file in the tests' archive carries
 
