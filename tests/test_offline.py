@@ -4,12 +4,12 @@ The pages are opened from the unpacked archive (``make archive``), which
 ``test_archive`` checks is the built site byte for byte: so a student's
 unpacked copy and ``site/`` opened from disk are tested at once.  From disk:
 figures show, formulas are typeset (MathJax comes from the site) with exactly
-the outlines its worker draws over HTTP, the figure controls and the palette
-toggle work, the navigation links to the next page (``use_directory_urls:
-false`` makes them ``page.html``), and the search finds that page by its title
-and leads to it.  The search works both over HTTP from localhost and from disk:
-browsers refuse a web worker to a file:// page, so there mkdocs-material's
-offline plugin has the page load the index as a script
+the outlines its worker draws over HTTP, the figure controls work, the
+navigation links to the next page (``use_directory_urls: false`` makes them
+``page.html``), the search finds that page by its title and leads to it, and
+there the palette toggle works.  The search works both over HTTP from
+localhost and from disk: browsers refuse a web worker to a file:// page, so
+there mkdocs-material's offline plugin has the page load the index as a script
 (``search/search_index.js``) and iframe-worker's shim, served by the site, runs
 the search worker in an iframe.  Every request is recorded: none may leave the
 site's folder (from disk) or localhost (over HTTP).
@@ -81,9 +81,6 @@ def test_page_works_from_disk(browser: Browser, unpacked: Path, site_dir: Path, 
             assert page.locator(".race [data-race-action=pause]:visible").count() >= 1, "no figure controls"
             draw_every_race(page)
             assert page.locator(".race > svg:has(use)").count() == races, "a race is not drawn"
-        # mkdocs-material's own components run: the palette toggle switches the scheme.
-        page.locator('[data-md-component="palette"] label:visible').click()
-        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
         # The navigation links to the next page, and the search finds it by its title (in words: ":" is
         # lunr syntax) and its result leads there, read from disk.
         following = PAGES[(PAGES.index(name) + 1) % len(PAGES)]
@@ -97,6 +94,10 @@ def test_page_works_from_disk(browser: Browser, unpacked: Path, site_dir: Path, 
         page.wait_for_load_state("load")
         assert page.evaluate("document.querySelector('article h1').firstChild.textContent").strip() == title
         opened.wait_for_formulas()
+        # mkdocs-material's own components run there: the palette toggle switches the scheme. (Switched on
+        # the page that is then left, the dark figures it starts loading were cut off: net::ERR_ABORTED.)
+        page.locator('[data-md-component="palette"] label:visible').click()
+        page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
         assert opened.problems() == []
         assert all(url.startswith((base, "data:", "blob:")) for url in opened.requests)
     finally:
