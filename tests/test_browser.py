@@ -158,10 +158,8 @@ def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_ur
     One walk through every other page (in the order of their paths), from a
     page without formulas when there is one: the first page with formulas has
     MathJax loaded on demand, each later one is typeset by the MathJax the walk
-    has already started, as a reader going from page to page has it.  One walk
-    in place of a fresh start per page: it covers both ways a page is typeset,
-    where fresh starts covered only the first, with one page load in place of
-    nine.
+    has already started, as a reader going from page to page has it.  (A fresh
+    start per page covered only the first way, with a page load per page.)
     """
     pages = doc_pages()
     plain = [p for p in pages if not has_formulas(site_dir, p)]
