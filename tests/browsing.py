@@ -12,6 +12,7 @@ the site.
 from __future__ import annotations
 
 import functools
+import html
 import http.server
 import re
 import sys
@@ -110,6 +111,16 @@ def all_pages() -> list[str]:
 
 def built_html(site_dir: Path, page: str) -> str:
     return (site_dir / page).read_text(encoding="utf-8")
+
+
+def title_of(site_dir: Path, page: str) -> str:
+    """The text of the built ``page``'s first heading, as a reader sees it (in the browser: :data:`TITLE_JS`)."""
+    heading = built_html(site_dir, page).split("<h1", 1)[1].split(">", 1)[1].split("<", 1)[0]
+    return html.unescape(heading).strip()
+
+
+TITLE_JS = "() => (document.querySelector('article h1')?.firstChild?.textContent ?? '').trim()"
+"""The text of the first heading of the page the browser shows, as :func:`title_of` reads it from the build."""
 
 
 FORMULA = re.compile(r'class="arithmatex[ "]')

@@ -22,6 +22,7 @@ from browsing import (
     ALL_RACES_READY_JS,
     ALL_TYPESET_JS,
     NOT_FOUND_PAGE,
+    TITLE_JS,
     TYPESET_TIMEOUT_MS,
     Visit,
     all_pages,
@@ -37,6 +38,7 @@ from browsing import (
     set_scheme,
     show,
     sitemap_pages,
+    title_of,
     wait_for_clock,
     wait_until,
 )
@@ -186,9 +188,11 @@ def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_ur
             }""", target)
             page.locator("a[data-test-target]").click()
             page.wait_for_url(re.compile(re.escape(name) + "$"))
+            # Its own heading, not just as many formulas as the page before had (two pages may have as many).
+            title = title_of(site_dir, name)
+            wait_until(page, f"title => ({TITLE_JS})() === title", title, message=f"{name}: not swapped in")
             formulas = formula_count(site_dir, name)
-            wait_until(page, f"document.querySelectorAll('.arithmatex').length === {formulas}",
-                       message=f"{name}: not swapped in (its {formulas} formulas are not on the page)")
+            assert page.evaluate("document.querySelectorAll('.arithmatex').length") == formulas, name
             wait_until(page, ALL_TYPESET_JS, message=f"{name}: its formulas are not typeset after instant navigation",
                        timeout_ms=TYPESET_TIMEOUT_MS)
             assert page.evaluate("window.__sameDocument === true"), f"{name}: navigation.instant reloaded the page"

@@ -17,14 +17,23 @@ site's folder (from disk) or localhost (over HTTP).
 
 from __future__ import annotations
 
-import html
 import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page
 
-from browsing import ALL_RACES_READY_JS, Visit, built_html, doc_pages, draw_every_race, formula_count, has_races
+from browsing import (
+    ALL_RACES_READY_JS,
+    TITLE_JS,
+    Visit,
+    built_html,
+    doc_pages,
+    draw_every_race,
+    formula_count,
+    has_races,
+    title_of,
+)
 from fresh_loads import OUTLINES_JS, Loaded
 
 pytestmark = pytest.mark.browser
@@ -35,12 +44,6 @@ SEARCH_TIMEOUT_MS = 15_000
 
 def file_base(site: Path) -> str:
     return site.resolve().as_uri() + "/"
-
-
-def title_of(site_dir: Path, name: str) -> str:
-    """The text of the page's first heading, as a reader sees it."""
-    heading = built_html(site_dir, name).split("<h1", 1)[1].split(">", 1)[1].split("<", 1)[0]
-    return html.unescape(heading).strip()
 
 
 def search(page: Page, words: str) -> list[str]:
@@ -92,7 +95,7 @@ def test_page_works_from_disk(browser: Browser, unpacked: Path, site_dir: Path, 
         page.locator(f'.md-search-result__item > a[href="{target}"]').first.click()
         page.wait_for_url(target)
         page.wait_for_load_state("load")
-        assert page.evaluate("document.querySelector('article h1').firstChild.textContent").strip() == title
+        assert page.evaluate(TITLE_JS) == title
         opened.wait_for_formulas()
         # mkdocs-material's own components run there: the palette toggle switches the scheme. (Switched on
         # the page that is then left, the dark figures it starts loading were cut off: net::ERR_ABORTED.)
