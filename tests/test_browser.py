@@ -168,6 +168,8 @@ def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_ur
     start = (plain or pages)[0]
     walk = [p for p in pages if p != start]
     assert any(has_formulas(site_dir, p) for p in walk), "no page with formulas to walk to"
+    titles = [title_of(site_dir, p) for p in pages]
+    assert len(set(titles)) == len(titles), f"pages share a heading, which tells them apart here: {titles}"
     fresh = Visit(browser, site_url)
     try:
         page = fresh.page
@@ -189,7 +191,7 @@ def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_ur
             page.locator("a[data-test-target]").click()
             page.wait_for_url(re.compile(re.escape(name) + "$"))
             # Its own heading, not just as many formulas as the page before had (two pages may have as many).
-            title = title_of(site_dir, name)
+            title = titles[pages.index(name)]
             wait_until(page, f"title => ({TITLE_JS})() === title", title, message=f"{name}: not swapped in")
             formulas = formula_count(site_dir, name)
             assert page.evaluate("document.querySelectorAll('.arithmatex').length") == formulas, name
