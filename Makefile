@@ -21,7 +21,7 @@ WITH_VENV := PATH="$(abspath $(BIN)):$$PATH"
 
 # The virtual environment, from the pinned lock; fpsum installed editable so
 # `make serve` follows edits to the model.  pip brings in uv (its version is the
-# lock's) and uv installs the lock: about 8 s in all, where pip alone took 21.
+# lock's) and uv installs the lock, far quicker than pip alone (README: how long).
 # Compiled to bytecode as pip does, or every process of the tests compiles
 # matplotlib and mkdocs anew where PYTHONDONTWRITEBYTECODE is set.
 $(STAMP): requirements.lock pyproject.toml
