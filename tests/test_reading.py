@@ -29,6 +29,8 @@ ENDINGS = {"References", "Exercises", "Where next"}
 """h2 texts any number of pages may share: how a page ends, not what it teaches."""
 MAX_WORDS = 120
 """The longest paragraph allowed, in words (a formula counts as one word)."""
+LEAD_WORDS = 60
+"""The longest lead a topic page may open with before its two boxes: two or three sentences."""
 BOXES = (("abstract", "In short"), ("tip", "What to do"))
 """The two admonitions a topic page opens with, in this order: (type, title)."""
 MATH_CLASSES = {"arithmatex", "MathJax"}
@@ -84,7 +86,9 @@ class Article(HTMLParser):
     permalink sign left out; the top-level blocks after the ``<h1>`` with each
     admonition's title; and the words and numbers of the main text, the text a
     reader meets without opening a fold: outside ``<details>``, figures,
-    tables and code blocks.
+    tables and code blocks.  Its running prose, for the density of numbers,
+    is the text of its paragraphs and list items outside code, before the
+    References (whose years and DOIs are citations).
     """
 
     def __init__(self, html: str) -> None:
@@ -101,6 +105,7 @@ class Article(HTMLParser):
         self._heading: tuple[int, str, list[str]] | None = None
         self._title: list[str] | None = None
         self._after_title = False
+        self._references = False  # past the References heading: citations, not prose
         self.feed(html)
         self.close()
 
@@ -129,6 +134,8 @@ class Article(HTMLParser):
             self._para = []
         if tag in ("h1", "h2", "h3"):
             self._heading = (int(tag[1]), values.get("id", ""), [])
+        if tag == "h2":
+            self._references = values.get("id") == "references"
         self._stack.append(_Open(tag, classes, skip, math))
 
     def handle_endtag(self, tag: str) -> None:
@@ -173,7 +180,7 @@ class Article(HTMLParser):
             return
         self.main_words.append(word)
         running = (self._within("p") or self._within("li")) and not self._within("code") and word != "𝑥"
-        if running and self._heading is None and self._title is None:
+        if running and self._heading is None and self._title is None and not self._references:
             self.prose_words += 1
             self.prose_numbers += NUMBER.findall(word)
 
@@ -181,7 +188,7 @@ class Article(HTMLParser):
         return [h for h in self.headings if h.level == 2]
 
     def numbers_per_100_words(self) -> float:
-        """Numbers in the running prose of the main text, per 100 of its words (formulas and code left out)."""
+        """Numbers in the main text's running prose per 100 of its words (formulas, code and references left out)."""
         return 100 * len(self.prose_numbers) / max(self.prose_words, 1)
 
 
@@ -217,13 +224,15 @@ def test_a_topic_page_lead_is_short(articles: dict[str, Article], name: str) -> 
     first = page.blocks[0]
     if first.tag == "p":
         lead = next(p for p in page.paragraphs if not p.folded)
-        assert len(lead.words) <= 60, f"{name}: a lead of {len(lead.words)} words: {lead.text[:80]}..."
+        assert len(lead.words) <= LEAD_WORDS, f"{name}: a lead of {len(lead.words)} words: {lead.text[:80]}..."
 
 
 @pytest.mark.parametrize("name", TOPIC_PAGES)
 def test_the_in_short_box_is_two_to_four_sentences_or_items(site_dir: Path, name: str) -> None:
     html = (site_dir / name).read_text(encoding="utf-8")
-    box = html.split('<div class="admonition abstract">', 1)[1].split("</div>", 1)[0]
+    opening = '<div class="admonition abstract">'
+    assert opening in html, f"{name} has no In short box"
+    box = html.split(opening, 1)[1].split("</div>", 1)[0]
     items = box.count("<li")
     body = re.sub(r"<[^>]+>", " ", box.split("</p>", 1)[1])  # after the title
     sentences = len(re.findall(r"[.!?](?:\s|$)", re.sub(r"\b(?:e\.g|i\.e|et al|cf)\.", "", body)))
