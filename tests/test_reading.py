@@ -257,6 +257,28 @@ def test_the_paragraph_count_sees_every_paragraph() -> None:
     assert page.main_words == ["T", "one", "two", "three", "four", "𝑥", "five"]
 
 
+NUMBER_HEAVY = ["formats.html", "dot-products.html", "conditioning.html"]
+"""The pages whose prose carried 7-9 numbers per 100 words (issue 24, counted over the whole article)."""
+MAX_NUMBERS_PER_100_WORDS = 6.0
+"""Numbers per 100 words of running prose in the main text, at most (tables and folds may hold the rest)."""
+
+
+@pytest.mark.parametrize("name", NUMBER_HEAVY)
+def test_the_main_text_is_not_a_list_of_numbers(articles: dict[str, Article], name: str) -> None:
+    density = articles[name].numbers_per_100_words()
+    assert density < MAX_NUMBERS_PER_100_WORDS, f"{name}: {density:.1f} numbers per 100 words of prose"
+
+
+def test_the_density_counts_numbers_in_prose_only() -> None:
+    """2,048 and 0.07 are numbers; FP16, E4M3 and float32 are names; tables, folds, code and references do not count."""
+    html = ("<article><h1>T</h1><p>FP16 stops at 2,048 after 0.07 s; E4M3 and float32 too.</p>"
+            "<table><tr><td>1 2 3</td></tr></table><details><p>4 5</p></details><pre>6</pre>"
+            '<p><code>--n 7</code></p><h2 id="references">References</h2><ul><li>Kahan 1965</li></ul></article>')
+    page = Article(html)
+    assert page.prose_numbers == ["2,048", "0.07"]
+    assert page.prose_words == 11  # the first paragraph's words: not the code's, not the citation's
+
+
 @pytest.mark.parametrize("name", TOPIC_PAGES)
 def test_the_section_headings_say_what_the_section_teaches(articles: dict[str, Article], name: str) -> None:
     """The h2 with id concept, maths and code keep their ids (other pages link to them) and their word, and say more."""
