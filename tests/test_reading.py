@@ -303,6 +303,27 @@ def test_no_two_pages_share_a_section_heading(articles: dict[str, Article]) -> N
     assert not shared, "h2 texts on two pages:\n" + "\n".join(shared)
 
 
+@pytest.mark.parametrize("name", doc_pages())
+def test_a_number_in_a_heading_is_the_models_in_the_page_and_its_table_of_contents(site_dir: Path, name: str) -> None:
+    """A heading may hold a number token: it is replaced in the heading, and in the table of contents built from it."""
+    html = (site_dir / name).read_text(encoding="utf-8")
+    headings = re.findall(r"<h[1-6][^>]*>(.*?)</h[1-6]>", html, re.S)
+    tocs = re.findall(r'<nav class="md-nav md-nav--secondary"(.*?)</nav>', html, re.S)
+    left = [text for text in headings + tocs if "{{" in text or "}}" in text]
+    assert not left, f"{name}: a token left in a heading or the table of contents: {left[0][:120]}"
+
+
+def test_the_headings_with_a_token_show_the_models_number(site_dir: Path) -> None:
+    """The h3 "FP32 stalls too, at {{ formats-table.fp32.stall }}" shows the stall point in the page and the toc."""
+    import json
+
+    stall = json.loads((site_dir / "data" / "numbers.json").read_text())["formats-table.fp32.stall"]
+    html = (site_dir / "error-vs-n.html").read_text(encoding="utf-8")
+    assert re.search(rf'<h3 id="fp32-stalls-too">FP32 stalls too, at {re.escape(stall)}<', html)
+    toc = re.findall(r'<nav class="md-nav md-nav--secondary"(.*?)</nav>', html, re.S)
+    assert toc and all(f"FP32 stalls too, at {stall}" in " ".join(t.split()) for t in toc)
+
+
 @pytest.mark.parametrize("name", TOPIC_PAGES)
 def test_no_h3_is_a_bare_word(articles: dict[str, Article], name: str) -> None:
     """An h3 in the table of contents says what it teaches: more than one word."""
