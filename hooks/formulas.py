@@ -34,7 +34,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # mkdocs loads hooks by file path
-from hooks.mathjax_render import Drawn, Formula, RenderError, draw  # noqa: E402
+from hooks.mathjax_render import Drawn, Formula, RenderError, draw, renderer_digest  # noqa: E402
 
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 """A formula as arithmatex writes it: its TeX, HTML-escaped, with no markup inside."""
@@ -53,8 +53,11 @@ def formula_of(match: re.Match[str]) -> Formula:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """A new build (``mkdocs serve`` rebuilds with the same hook): forget the last build's pages."""
+    """A new build (``mkdocs serve`` rebuilds with the same hook): forget the last build's pages, and read
+    the renderer's hash anew (an edit of tools/mathjax/render.js draws every formula again).
+    """
     _wanted.clear()
+    renderer_digest.cache_clear()
     return config
 
 
