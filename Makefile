@@ -31,7 +31,14 @@ $(STAMP): requirements.lock pyproject.toml
 	$(UV_INSTALL) --no-deps -e .
 	touch $(STAMP)
 
-site: $(STAMP)
+# MathJax 3.2.2 for the build, pinned by tools/mathjax/package-lock.json (needs Node 18.20+ and npm):
+# hooks/formulas.py draws every formula with it (tools/mathjax/render.js) when the site is built.
+MATHJAX := tools/mathjax/node_modules/.installed
+$(MATHJAX): tools/mathjax/package.json tools/mathjax/package-lock.json
+	cd tools/mathjax && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+site: $(STAMP) $(MATHJAX)
 	$(BIN)/mkdocs build --strict --site-dir site
 	@echo "Site built into site/. Open site/index.html in a browser (it works from disk), or run 'make serve'."
 
@@ -41,20 +48,20 @@ archive: site
 
 # The current version, with the alias latest, committed by mike to the local gh-pages branch
 # (built with mkdocs-mike.yml: the version selector in the header). Nothing is pushed.
-publish-version: $(STAMP)
+publish-version: $(STAMP) $(MATHJAX)
 	$(WITH_VENV) $(BIN)/mike deploy --config-file mkdocs-mike.yml --update-aliases --alias-type redirect $(VERSION) latest
 	$(WITH_VENV) $(BIN)/mike set-default --config-file mkdocs-mike.yml latest
 	@echo "Version $(VERSION) (alias latest) is in the local gh-pages branch; nothing was pushed."
 	@echo "Preview: $(BIN)/mike serve --config-file mkdocs-mike.yml. Publish: git push origin gh-pages."
 
-serve: $(STAMP)
+serve: $(STAMP) $(MATHJAX)
 	$(BIN)/mkdocs serve --livereload
 
 # Debian's chromium for the browser tests (never a browser download of Playwright's own).
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) chromium
+test: $(STAMP) $(MATHJAX) chromium
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --dist loadgroup
@@ -65,7 +72,7 @@ $(LIGHTHOUSE): tools/lighthouse/package.json tools/lighthouse/package-lock.json
 	cd tools/lighthouse && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-bench: $(STAMP) $(LIGHTHOUSE) chromium
+bench: $(STAMP) $(MATHJAX) $(LIGHTHOUSE) chromium
 	$(BIN)/python scripts/bench.py
 
 clean:

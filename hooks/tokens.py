@@ -45,13 +45,6 @@ FIGURE_ANCHOR = re.compile(r'<figure [^>]*\bid="([^"]+)"')
 """The permalink anchor of a figure fragment, ``fig-<id>``."""
 
 
-DISPLAY_FORMULA = re.compile(r'<div class="arithmatex">(.*?)</div>', re.S)
-TALL_TEX = re.compile(r"\\(?:sum|prod|frac|dfrac|begin)(?![A-Za-z])")
-TALL = "fpsum-tall"
-"""A display formula with a big operator, a fraction or several rows is typeset taller than one line:
-the class gives its placeholder that height (assets/stylesheets/site.css), so typesetting moves nothing."""
-
-
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """Every page gets the generated style sheet of the method looks."""
     if contract.LOOKS_CSS not in config.extra_css:
@@ -105,8 +98,6 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
         return linked.replace(contract.FIGURE_NUMBER, str(counters[label]))
 
     html = contract.FIGURE_PARAGRAPH.sub(figure, html)
-    html = DISPLAY_FORMULA.sub(lambda m: m.group(0).replace('class="arithmatex"', f'class="arithmatex {TALL}"', 1)
-                               if TALL_TEX.search(m.group(1)) else m.group(0), html)
     # Braces in code are code (BibTeX, for one); number tokens were checked before Markdown.
     leftover = contract.ANY_TOKEN.search(CODE.sub("", html))
     if leftover:

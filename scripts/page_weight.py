@@ -6,11 +6,11 @@ one, 412 x 823), the reader doing nothing -- no scrolling, no tap, no key.
 That is the page's HTML, its style sheets and scripts, its fonts (the site has
 none of its own), the images the browser fetches without scrolling, and what
 the scripts fetch on their own: mkdocs-material's search index, search worker
-and sitemap, MathJax and its glyph outlines on a page with formulas.  An image
+and sitemap.  A page's formulas are in its HTML, drawn (``hooks/formulas.py``).  An image
 marked ``loading="lazy"`` far enough below the fold, or inside ``<noscript>``,
 is not fetched, so it does not count; a lazy one the browser fetches anyway
-(it is near the top) does.  Settled means loaded, every formula typeset, and no
-request in flight for half a second.
+(it is near the top) does.  Settled means loaded, and no request in flight for
+half a second.
 
 Bytes are the response bodies as the bench's server sends them
 (``lighthouse_bench.serve``: gzip for text files of 512 bytes or more, like a
@@ -34,8 +34,6 @@ from lighthouse_bench import CHROME_FLAGS, serve, site_pages
 GOAL_BYTES = 400 * 1024
 VIEWPORT: ViewportSize = {"width": 412, "height": 823}
 SETTLE_TIMEOUT_MS = 60_000
-# Every formula typeset: each .arithmatex holds MathJax's output (mathjax-config.js).
-TYPESET_JS = "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('mjx-container'))"
 
 
 @dataclass(frozen=True)
@@ -85,7 +83,6 @@ def page_weights(site: Path, pages: list[str] | None = None, browser: Browser | 
                 tab = context.new_page()
                 sent.clear()
                 tab.goto(root + page, wait_until="load")
-                tab.wait_for_function(TYPESET_JS, timeout=SETTLE_TIMEOUT_MS)
                 tab.wait_for_load_state("networkidle", timeout=SETTLE_TIMEOUT_MS)
                 weights.append(PageWeight(page, tuple(sent)))
             finally:

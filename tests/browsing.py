@@ -38,12 +38,10 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 VIEWPORT = {"width": 1280, "height": 900}
-TYPESET_TIMEOUT_MS = 30_000
+SETTLE_TIMEOUT_MS = 30_000
 
 # race.js has set up every race: its buttons work (its drawing may wait in a template until it is near the view).
 ALL_RACES_READY_JS = "() => document.querySelectorAll('.race:not([data-race-ready])').length === 0"
-# Every formula typeset: each .arithmatex holds an mjx-container.
-ALL_TYPESET_JS = """() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('mjx-container'))"""
 # The text a reader sees in the article, outside code: no TeX may be left in it.
 VISIBLE_PROSE_JS = """() => {
   const article = document.querySelector('article') || document.body;
@@ -57,6 +55,16 @@ VISIBLE_PROSE_JS = """() => {
   }
   return parts.join(' ');
 }"""
+# Every formula is drawn: its SVG has a box on screen (or is in a part of the page not shown: a folded
+# answer, a tab not selected), and every glyph it uses finds its outline in the page.
+FORMULAS_DRAWN_JS = """() => [...document.querySelectorAll('.arithmatex')].every(f => {
+  const svg = f.querySelector(':scope > mjx-container > svg');
+  if (!svg) return false;
+  const uses = [...svg.querySelectorAll('use')];
+  const found = uses.every(u => document.getElementById((u.getAttribute('xlink:href') || '').slice(1)));
+  const box = svg.getBoundingClientRect();
+  return found && (!f.checkVisibility() || (box.width > 0 && box.height > 0));
+})"""
 TEX_LEFT = re.compile(r"\\\(|\\\)|\\\[|\\\]|\$\$|\\[A-Za-z]{2,}")
 # mkdocs-material's search is ready: its web worker has indexed the site, and the (empty) search shows
 # its placeholder in place of "Initializing search".  From disk there is no search: browsers refuse
@@ -124,7 +132,7 @@ TITLE_JS = "() => (document.querySelector('article h1')?.firstChild?.textContent
 
 
 FORMULA = re.compile(r'class="arithmatex[ "]')
-"""A formula's element in the built HTML (display formulas may carry a second class, ``fpsum-tall``)."""
+"""A formula's element in the built HTML."""
 
 
 def formula_count(site_dir: Path, page: str) -> int:
@@ -289,23 +297,17 @@ class Visit:
             self.failed.append(f"{response.url} (HTTP {response.status})")
 
     def goto(self, page: str) -> None:
-        """Open ``page`` and wait until its races are set up (formulas may still be typesetting)."""
+        """Open ``page`` and wait until its races are set up (its formulas are in its HTML, drawn)."""
         self.page.goto(self.base + page, wait_until="load")
         self.page.wait_for_function(ALL_RACES_READY_JS)
-
-    def wait_for_formulas(self) -> None:
-        """Until every formula on the page is typeset (at once if the page has none)."""
-        self.page.wait_for_function(ALL_TYPESET_JS, timeout=TYPESET_TIMEOUT_MS)
 
     def settle(self) -> None:
         """Until the page has nothing left to load or run, so that even a late error has been recorded.
 
-        Every formula typeset (MathJax's worker is done), the search index
-        built (the search worker is done), and no request in flight for 500 ms
-        (images, the search index, MathJax's scripts).
+        The search index built (the search worker is done), and no request in
+        flight for 500 ms (images, the search index).
         """
-        self.wait_for_formulas()
-        self.page.wait_for_function(SEARCH_READY_JS, timeout=TYPESET_TIMEOUT_MS)
+        self.page.wait_for_function(SEARCH_READY_JS, timeout=SETTLE_TIMEOUT_MS)
         self.page.wait_for_load_state("networkidle")
 
     def clear_focus(self) -> None:

@@ -139,7 +139,7 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any], chromium_
 
 @pytest.fixture(scope="session")
 def opened(browser: Browser, site_url: str) -> Iterator[Callable[[str], Visit]]:
-    """Each page of the served site opened once per test process, its formulas typeset.
+    """Each page of the served site opened once per test process.
 
     For the tests that look without changing anything, or that put back what
     they change (palette, print media, selected tabs), in any module: a page
@@ -152,7 +152,6 @@ def opened(browser: Browser, site_url: str) -> Iterator[Callable[[str], Visit]]:
     def get(name: str) -> Visit:
         if name not in visits:
             visits[name] = Visit(browser, site_url, name)
-            visits[name].wait_for_formulas()
         visits[name].clear_focus()  # where an earlier test's Tabs left it
         return visits[name]
 

@@ -3,14 +3,13 @@
 A page load costs chromium about a second of CPU, so one fresh load of each
 page at a phone's size and one at a desktop's (over HTTP) serve every test that
 looks at a page as it first loads: its lazy images, its code blocks' heights,
-its layout shifts, the outlines MathJax drew and the font files it fetched
-(``test_page_speed``, and ``test_offline``, which compares the outlines drawn
-from disk with these).  The session fixture ``loaded`` (conftest) hands them out.
+its layout shifts, the glyph outlines its formulas draw and every file it
+fetched (``test_page_speed``, and ``test_offline``, which compares the outlines
+drawn from disk with these).  The session fixture ``loaded`` (conftest) hands them out.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -21,9 +20,14 @@ from browsing import Visit, let_frames_pass
 from page_weight import VIEWPORT
 
 PHONE = dict(VIEWPORT)  # the bench's phone, Lighthouse's mobile viewport
-# Each formula's glyphs, in order: the code point and outline of every path MathJax drew.
+# Each formula's glyphs, in order: the code point and outline of every glyph it draws, a glyph the
+# page's outlines (hooks/formulas.py) lack as null.  A glyph is a <use> of the page's outline.
 OUTLINES_JS = """() => [...document.querySelectorAll('.arithmatex > mjx-container > svg')].map(
-  svg => [...svg.querySelectorAll('path')].map(path => [path.getAttribute('data-c'), path.getAttribute('d')]))"""
+  svg => [...svg.querySelectorAll('[data-c]')].filter(g => g.matches('use, path')).map(g => {
+    const href = g.getAttribute('href') || g.getAttribute('xlink:href');
+    const outline = g.matches('path') ? g : href && document.getElementById(href.slice(1));
+    return [g.getAttribute('data-c'), outline ? outline.getAttribute('d') : null];
+  }))"""
 # The images below the first screen (of ``height`` px) that are not lazy: fetched at once.
 IMAGES_EAGER_BELOW_JS = """(height) => [...document.querySelectorAll('article img')]
   .filter(img => !img.closest('noscript') && img.getBoundingClientRect().top + scrollY > height)
@@ -45,34 +49,31 @@ LAYOUT_SHIFTS_JS = """window.__shift = 0; new PerformanceObserver(list => {
 
 @dataclass
 class Measured:
-    """What one fresh load of a page showed, in the order a reader meets it: at once, then once typeset."""
+    """What one fresh load of a page showed, in the order a reader meets it: at once, then scrolled."""
 
     eager_images: list[str] = field(default_factory=list)
     code_heights: list[tuple[float, float]] = field(default_factory=list)
     formula_boxes: list[tuple[int, float, float]] = field(default_factory=list)
     outlines: list[Any] = field(default_factory=list)
-    fonts: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
     layout_shift: float = 0.0
 
 
 def on_phone(browser: Browser, site_url: str, name: str) -> Measured:
     """At a phone's size: the images and code blocks as loaded (nothing scrolled), then each display formula
-    scrolled to once the page is typeset: its box's and its drawing's heights.
+    scrolled to: its box's and its drawing's heights.
     """
     visit = Visit(browser, site_url, name, viewport=PHONE)
     try:
         page = visit.page
         seen = Measured(eager_images=page.evaluate(IMAGES_EAGER_BELOW_JS, PHONE["height"]),
                         code_heights=page.evaluate(CODE_HEIGHTS_JS))
-        visit.wait_for_formulas()
         formulas = page.locator("div.arithmatex")
         for i in range(formulas.count()):
             formula = formulas.nth(i)
             if not formula.evaluate("f => f.checkVisibility()"):
                 continue  # in a folded answer or a hidden tab
             formula.scroll_into_view_if_needed()
-            page.wait_for_function("f => f.checkVisibility({contentVisibilityAuto: true})",
-                                   arg=formula.element_handle())
             box, drawn = formula.evaluate("""f => {
               const svg = f.querySelector('mjx-container svg').getBoundingClientRect();
               return [f.getBoundingClientRect().height, svg.height];
@@ -84,20 +85,18 @@ def on_phone(browser: Browser, site_url: str, name: str) -> Measured:
 
 
 def on_desktop(browser: Browser, site_url: str, name: str) -> Measured:
-    """At a desktop's size, over HTTP: the code blocks as loaded, then, typeset, the layout shifts since
-    the start (five frames on), every formula's outlines and the font files MathJax fetched.
+    """At a desktop's size, over HTTP: the code blocks as loaded, then the layout shifts since the start
+    (five frames on), every formula's outlines and every request the page made by then.
     """
     visit = Visit(browser, site_url)
     try:
         visit.page.add_init_script(LAYOUT_SHIFTS_JS)
         visit.goto(name)
         seen = Measured(code_heights=visit.page.evaluate(CODE_HEIGHTS_JS))
-        visit.wait_for_formulas()
         let_frames_pass(visit.page, 5)
         seen.layout_shift = visit.page.evaluate("window.__shift")
         seen.outlines = visit.page.evaluate(OUTLINES_JS)
-        seen.fonts = sorted(re.sub(r".*/output/svg/fonts/", "", url) for url in visit.requests
-                            if "/output/svg/fonts/" in url)
+        seen.requests = list(visit.requests)
         return seen
     finally:
         visit.close()

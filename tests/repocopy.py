@@ -15,7 +15,9 @@ REPO = Path(__file__).resolve().parents[1]
 def copy_repo(target: Path) -> Path:
     """The repository as it is now (tracked and untracked files, not ignored ones) copied to ``target``.
 
-    The figure cache (``.cache/``, ignored) is not copied: a build in the copy starts cold.
+    The figure and formula caches (``.cache/``, ignored) are not copied: a build in the copy starts cold.
+    MathJax's npm packages (``tools/mathjax/node_modules``, ignored, installed by ``make``) are the real
+    tree's, linked: the copy's build draws its formulas with them.
     """
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                             cwd=REPO, capture_output=True, check=True).stdout.decode()
@@ -24,6 +26,9 @@ def copy_repo(target: Path) -> Path:
         if source.is_file():  # deleted in the working tree but still in the index: skip
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, target / name)
+    modules = REPO / "tools" / "mathjax" / "node_modules"
+    if modules.is_dir():
+        (target / "tools" / "mathjax" / "node_modules").symlink_to(modules, target_is_directory=True)
     return target
 
 

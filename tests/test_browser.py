@@ -20,10 +20,9 @@ from playwright.sync_api import Browser, Page
 
 from browsing import (
     ALL_RACES_READY_JS,
-    ALL_TYPESET_JS,
+    FORMULAS_DRAWN_JS,
     NOT_FOUND_PAGE,
     TITLE_JS,
-    TYPESET_TIMEOUT_MS,
     Visit,
     all_pages,
     built_html,
@@ -63,14 +62,6 @@ def visit(browser: Browser, site_url: str) -> Iterator[Visit]:
     page = Visit(browser, site_url, "accumulation-error.html")
     yield page
     page.close()
-
-
-def wait_for_mathjax(page: Page) -> None:
-    page.wait_for_function(
-        "document.querySelectorAll('.arithmatex').length > 0 && "
-        "[...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('mjx-container'))",
-        timeout=20_000,
-    )
 
 
 def race_ids(page: Page) -> list[str]:
@@ -124,15 +115,15 @@ def test_a_reused_context_loads_a_page_as_a_new_one_and_remembers_nothing(browse
 
 @pytest.mark.parametrize("name", PAGES)
 @pytest.mark.browser
-def test_page_loads_cleanly_and_typesets_every_formula(opened: Opened, site_dir: Path, name: str) -> None:
-    """No console error, no failed or outside request; every formula typeset, no TeX left in sight."""
+def test_page_loads_cleanly_and_draws_every_formula(opened: Opened, site_dir: Path, name: str) -> None:
+    """No console error, no failed or outside request; every formula drawn, no TeX left in sight."""
     visit = opened(name)
     formulas = visit.page.locator(".arithmatex").count()
     assert formulas == formula_count(site_dir, name)
-    if formulas:
-        assert visit.page.locator(".arithmatex mjx-container svg").count() >= formulas
+    assert visit.page.locator(".arithmatex > mjx-container > svg").count() == formulas
+    assert visit.page.evaluate(FORMULAS_DRAWN_JS)
     assert visit.tex_left() == []
-    visit.settle()  # late errors: images, workers, typesetting
+    visit.settle()  # late errors: images, workers
     assert visit.problems() == []
 
 
@@ -154,14 +145,14 @@ def serve_sitemap_as_if_deployed(page: Page, site_dir: Path, site_url: str) -> N
 
 
 @pytest.mark.browser
-def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_url: str, site_dir: Path) -> None:
-    """Clicking nav links swaps each page in without a reload, and MathJax typesets every formula of each.
+def test_formulas_are_drawn_after_instant_navigation(browser: Browser, site_url: str, site_dir: Path) -> None:
+    """Clicking nav links swaps each page in without a reload, and every formula of each is drawn.
 
     One walk through every other page (in the order of their paths), from a
-    page without formulas when there is one: the first page with formulas has
-    MathJax loaded on demand, each later one is typeset by the MathJax the walk
-    has already started, as a reader going from page to page has it.  (A fresh
-    start per page covered only the first way, with a page load per page.)
+    page without formulas when there is one, as a reader going from page to
+    page has it: each page swapped in brings the glyph outlines its formulas
+    use (hooks/formulas.py puts them inside the content that is swapped), and
+    the page left takes its own away.
     """
     pages = doc_pages()
     plain = [p for p in pages if not has_formulas(site_dir, p)]
@@ -195,10 +186,10 @@ def test_formulas_are_typeset_after_instant_navigation(browser: Browser, site_ur
             wait_until(page, f"title => ({TITLE_JS})() === title", title, message=f"{name}: not swapped in")
             formulas = formula_count(site_dir, name)
             assert page.evaluate("document.querySelectorAll('.arithmatex').length") == formulas, name
-            wait_until(page, ALL_TYPESET_JS, message=f"{name}: its formulas are not typeset after instant navigation",
-                       timeout_ms=TYPESET_TIMEOUT_MS)
+            assert page.evaluate(FORMULAS_DRAWN_JS), f"{name}: a formula is not drawn after instant navigation"
+            assert page.locator("#fpsum-glyphs").count() == (1 if formulas else 0), f"{name}: glyph outlines"
             assert page.evaluate("window.__sameDocument === true"), f"{name}: navigation.instant reloaded the page"
-            assert fresh.tex_left() == [], f"{name}: TeX left untypeset"
+            assert fresh.tex_left() == [], f"{name}: TeX in sight"
         assert fresh.problems() == []
     finally:
         fresh.close()
@@ -402,7 +393,7 @@ def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: O
                 navigation: ['.md-header', '.md-tabs', '.md-sidebar--primary', '.md-sidebar--secondary',
                              '.md-footer', '.md-search'].filter(s => some(s) > 0),
                 formulas: document.querySelectorAll('.arithmatex').length,
-                typeset: some('.arithmatex mjx-container'),
+                drawn: some('.arithmatex > mjx-container > svg'),
                 answers: document.querySelectorAll('details').length,
                 unfolded: [...document.querySelectorAll('details')].filter(d => d.open).length,
                 races: [...document.querySelectorAll('.race svg')].map(svg => ({
@@ -414,7 +405,7 @@ def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: O
               };
             }"""))
         assert state["navigation"] == [], f"navigation shown in print: {state['navigation']}"
-        assert state["typeset"] == state["formulas"], "formulas missing from the print view"
+        assert state["drawn"] == state["formulas"], "formulas missing from the print view"
         for race in state["races"]:
             assert race["visible"] and race["still"] == 1 and race["moving"] == 0, race
         assert state["controls"] == 0
@@ -429,18 +420,17 @@ def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: O
 
 @pytest.mark.browser
 def test_loads_without_console_errors_or_remote_requests(visit: Visit) -> None:
-    wait_for_mathjax(visit.page)
     visit.settle()  # late errors and requests: images, workers
     assert visit.errors == []
     assert visit.outside == []
 
 
 @pytest.mark.browser
-def test_mathjax_typesets_every_formula(visit: Visit) -> None:
-    wait_for_mathjax(visit.page)
+def test_the_formulas_arrive_drawn(visit: Visit) -> None:
     visible = visit.page.evaluate("document.querySelector('article').innerText")
     assert "\\(" not in visible and "\\[" not in visible and "\\sum" not in visible
     assert visit.page.locator("mjx-container svg").count() >= 6
+    assert visit.page.evaluate(FORMULAS_DRAWN_JS)
 
 
 @pytest.mark.browser

@@ -3,8 +3,8 @@
 The pages are opened from the unpacked archive (``make archive``), which
 ``test_archive`` checks is the built site byte for byte: so a student's
 unpacked copy and ``site/`` opened from disk are tested at once.  From disk:
-figures show, formulas are typeset (MathJax comes from the site) with exactly
-the outlines its worker draws over HTTP, the figure controls work, the
+figures show, formulas are drawn (their SVG is in the page) with exactly the
+outlines they are drawn with over HTTP, the figure controls work, the
 navigation links to the next page (``use_directory_urls: false`` makes them
 ``page.html``), the search finds that page by its title and leads to it, and
 there the palette toggle works.  The search works both over HTTP from
@@ -61,13 +61,13 @@ def test_page_works_from_disk(browser: Browser, unpacked: Path, site_dir: Path, 
     opened = Visit(browser, base, name)
     try:
         page = opened.page
-        opened.wait_for_formulas()
         assert opened.tex_left() == []
-        # From disk MathJax draws with the whole font; over HTTP its worker with the page's own outlines.
+        # Each glyph's <use> finds its outline in the page from disk as over HTTP.
         formulas = formula_count(site_dir, name)
         if formulas:
             from_disk, over_http = page.evaluate(OUTLINES_JS), loaded("desktop", name).outlines
             assert len(from_disk) == len(over_http) == formulas
+            assert all(d is not None for glyphs in from_disk for _, d in glyphs), "a glyph without its outline"
             differ = [i for i, (a, b) in enumerate(zip(from_disk, over_http)) if a != b]
             assert differ == [], f"formulas drawn with other outlines from disk than over HTTP: {differ}"
         # Figures: every image shown has loaded (lazy ones once scrolled to), every race is inline SVG.
@@ -97,7 +97,6 @@ def test_page_works_from_disk(browser: Browser, unpacked: Path, site_dir: Path, 
         page.wait_for_url(target)
         page.wait_for_load_state("load")
         assert page.evaluate(TITLE_JS) == title
-        opened.wait_for_formulas()
         # mkdocs-material's own components run there: the palette toggle switches the scheme. (Switched on
         # the page that is then left, the dark figures it starts loading were cut off: net::ERR_ABORTED.)
         page.locator('[data-md-component="palette"] label:visible').click()

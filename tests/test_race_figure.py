@@ -43,8 +43,6 @@ CASES = [(fmt, kind) for fmt in ("fp16", "bf16") for kind in fpsum.INPUT_KINDS]
 MAX_BYTES = 150_000
 CSS_FILE = ROOT / "docs" / "assets" / "stylesheets" / "race.css"
 JS_FILE = ROOT / "docs" / "assets" / "javascripts" / "race.js"
-PAGE_JS_FILE = ROOT / "docs" / "assets" / "javascripts" / "mathjax-config.js"
-"""Loaded before race.js on every page: it defines the run-on-every-page helper race.js uses."""
 
 
 @functools.cache
@@ -603,18 +601,16 @@ def test_the_page_fragment_draws_the_inline_svg() -> None:
 
 def test_race_js_wires_what_the_html_promises() -> None:
     js = JS_FILE.read_text()
-    # Set up on every page (instant navigation included) through the helper the page script defines.
-    page_js = PAGE_JS_FILE.read_text()
-    assert "window.fpsumOnEveryPage(setUpPage)" in js
-    assert all(needed in page_js for needed in ("window.fpsumOnEveryPage = ", "document$", "DOMContentLoaded"))
+    # Set up on every page: each one instant navigation brings in (document$), or the one page parsed.
+    assert "onEveryPage(setUpPage)" in js
+    assert all(needed in js for needed in ("document$.subscribe(run)", "DOMContentLoaded"))
     for needed in ("pauseAnimations", "unpauseAnimations", "setCurrentTime",
                    ".tabbed-set", 'data-race-action', '"pause"', '"restart"', "data-race-duration",
                    "data-race-clock", "data-race-frames", "prefers-reduced-motion"):
         assert needed in js, needed
     node = shutil.which("node")
     if node:
-        for script in (PAGE_JS_FILE, JS_FILE):
-            subprocess.run([node, "--check", str(script)], check=True)
+        subprocess.run([node, "--check", str(JS_FILE)], check=True)
 
 
 # ---------------------------------------------------------------- in a browser
@@ -632,7 +628,7 @@ ERRORS_BOX_JS = """(layout) => {
 
 
 def page_html() -> str:
-    """Two races, one of them in the second of two content tabs, with race.css and the site's scripts."""
+    """Two races, one of them in the second of two content tabs, with race.css and race.js."""
     first = race_figure_html(race("fp16", "uniform"), "one")
     second = race_figure_html(race("bf16", "ones"), "two")
     return (
@@ -643,7 +639,7 @@ def page_html() -> str:
         '<div class="tabbed-labels"><label for="t1">A</label><label for="t2">B</label></div>'
         '<div class="tabbed-content"><div class="tabbed-block"><p>A</p></div>'
         f'<div class="tabbed-block" style="display:none">{second}</div></div></div>'
-        f"<script>{PAGE_JS_FILE.read_text()}</script><script>{JS_FILE.read_text()}</script></body></html>"
+        f"<script>{JS_FILE.read_text()}</script></body></html>"
     )
 
 

@@ -319,5 +319,16 @@
     });
   }
 
-  window.fpsumOnEveryPage(setUpPage); /* defined by mathjax-config.js, which loads first */
+  /* Each page: the first one once it is parsed, and each page instant navigation brings in. */
+  function onEveryPage(run) {
+    if (typeof document$ !== "undefined" && document$.subscribe) {
+      document$.subscribe(run);
+    } else if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", run);
+    } else {
+      run();
+    }
+  }
+
+  onEveryPage(setUpPage);
 })();

@@ -4,12 +4,13 @@
  *   many navigation landmarks with the same (no) name, which axe's
  *   landmark-unique rule and screen-reader users' landmark lists object to.
  *   Each gets a name of its own.
- * - A table too wide for the page scrolls sideways inside .md-typeset__scrollwrap;
+ * - A table too wide for the page scrolls sideways inside .md-typeset__scrollwrap,
+ *   and a display formula too wide inside its div.arithmatex (math.css);
  *   keyboard users can scroll it only if it can take focus (axe's
  *   scrollable-region-focusable), so a scrolling one becomes a focusable,
- *   named region.  A ResizeObserver tells when a table's width changes (the
- *   window resizes, MathJax typesets it): its callback runs once the page is
- *   laid out, so reading the widths there costs no extra layout.
+ *   named region.  A ResizeObserver tells when a box's width changes (the
+ *   window resizes): its callback runs once the page is laid out, so reading
+ *   the widths there costs no extra layout.
  * - A code block that scrolls sideways must be reachable with the keyboard
  *   wherever it is on the page.  mkdocs-material gives it tabindex="0" when it
  *   sets the block up, which with its content.lazy feature (mkdocs.yml) waits
@@ -22,6 +23,7 @@
   "use strict";
 
   var scheduled = false;
+  var SCROLLERS = ".md-typeset__scrollwrap, .md-typeset div.arithmatex";
 
   function nameCodeNavs() {
     scheduled = false;
@@ -37,7 +39,8 @@
     if (scrolls && wrap.getAttribute("role") !== "region") {
       wrap.setAttribute("tabindex", "0");
       wrap.setAttribute("role", "region");
-      wrap.setAttribute("aria-label", "Table, scrolls sideways");
+      wrap.setAttribute("aria-label", wrap.classList.contains("arithmatex") ? "Formula, scrolls sideways"
+        : "Table, scrolls sideways");
     } else if (!scrolls && wrap.getAttribute("role") === "region") {
       wrap.removeAttribute("tabindex");
       wrap.removeAttribute("role");
@@ -54,7 +57,7 @@
   var resized = window.ResizeObserver ? new ResizeObserver(function (entries) {
     var wraps = [];
     entries.forEach(function (entry) {
-      var wrap = entry.target.closest(".md-typeset__scrollwrap");
+      var wrap = entry.target.closest(SCROLLERS);
       if (wrap && wraps.indexOf(wrap) < 0) {
         wraps.push(wrap);
       }
@@ -65,8 +68,8 @@
   }) : null;
 
   function watchTables(root) {
-    var wraps = root.matches && root.matches(".md-typeset__scrollwrap") ? [root]
-      : root.querySelectorAll ? root.querySelectorAll(".md-typeset__scrollwrap") : [];
+    var wraps = root.matches && root.matches(SCROLLERS) ? [root]
+      : root.querySelectorAll ? root.querySelectorAll(SCROLLERS) : [];
     Array.prototype.forEach.call(wraps, function (wrap) {
       if (resized) {
         resized.observe(wrap);

@@ -1,0 +1,123 @@
+r"""Every formula drawn when the site is built: the HTML a reader gets already holds MathJax's SVG.
+
+pymdownx.arithmatex marks each formula (generic mode, no delimiters): a ``span.arithmatex``
+(inline) or ``div.arithmatex`` (display) holding its TeX.  This hook
+
+1. notes each page's formulas once its Markdown is HTML (``on_page_content``; this hook runs
+   after ``hooks/tokens.py``, so a number in a formula is already in place);
+2. draws all of them before any page is written (``on_env``, which mkdocs runs once every page
+   has its HTML): from ``.cache/formulas/`` or, for the rest, in one Node process
+   (``hooks/mathjax_render.py``);
+3. puts each drawing into the written page (``on_post_page``), in place of its TeX, and the
+   outlines of the glyphs the page draws once, in a hidden ``<svg>`` at the top of the article,
+   where each formula's ``<use>`` finds them.  It sits inside the content, which
+   mkdocs-material's instant navigation swaps for the next page's, so the next page's formulas
+   come with their own outlines; an outline's id names one glyph of one font variant, so two
+   pages never give one id two outlines.
+
+The search index is built from each page's content before step 3 (in ``on_page_context``), so
+it still holds the formulas' TeX, not their drawings.  A formula that is not valid TeX stops the
+build with one message naming its page and the formula.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import sys
+from pathlib import Path
+
+from jinja2 import Environment
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # mkdocs loads hooks by file path
+from hooks.mathjax_render import Drawn, Formula, RenderError, draw, renderer_digest  # noqa: E402
+
+FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
+"""A formula as arithmatex writes it: its TeX, HTML-escaped, with no markup inside."""
+ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">')
+"""Where the page's content starts (mkdocs-material's template): the glyph outlines go first inside it."""
+GLYPHS_ID = "fpsum-glyphs"
+
+_wanted: dict[str, list[Formula]] = {}
+"""Each page's formulas, in order, by the page's source path (filled anew by every build)."""
+_drawn: dict[Formula, Drawn] = {}
+
+
+def formula_of(match: re.Match[str]) -> Formula:
+    """The formula an arithmatex element holds (its text, unescaped and trimmed, as MathJax was given it)."""
+    return Formula(tex=html.unescape(match.group(2)).strip(), display=match.group(1) == "div")
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """A new build (``mkdocs serve`` rebuilds with the same hook): forget the last build's pages, and read
+    the renderer's hash anew (an edit of tools/mathjax/render.js draws every formula again).
+    """
+    _wanted.clear()
+    renderer_digest.cache_clear()
+    return config
+
+
+def on_page_content(text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Note the page's formulas; its HTML is left as it is until it is written (the search index reads it)."""
+    _wanted[page.file.src_uri] = [formula_of(m) for m in FORMULA.finditer(text)]
+    if "arithmatex" in FORMULA.sub("", text):
+        raise PluginError(f"{page.file.src_uri}: a formula's element is not as pymdownx.arithmatex writes it "
+                          "(generic mode, no markup inside)")
+    return text
+
+
+def failure_message(error: RenderError) -> str:
+    """One message: each bad formula with the pages it is on, and MathJax's complaint."""
+    if not error.failures:
+        return str(error)
+    lines = []
+    for formula, complaint in error.failures.items():
+        pages = sorted(src for src, formulas in _wanted.items() if formula in formulas)
+        kind = "display formula" if formula.display else "formula"
+        lines.append(f"{', '.join(pages)}: TeX error in {kind} {formula.tex!r}: {complaint}")
+    return "\n".join(lines)
+
+
+def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
+    """Draw every page's formulas (every page has its HTML by now; none is written yet)."""
+    needed = [formula for formulas in _wanted.values() for formula in formulas if formula not in _drawn]
+    try:
+        _drawn.update(draw(needed))
+    except RenderError as error:
+        raise PluginError(failure_message(error)) from None
+    return env
+
+
+def glyph_defs(formulas: list[Formula]) -> str:
+    """The hidden ``<svg>`` with the outline of every glyph the formulas draw, each once, in id order."""
+    outlines: dict[str, str] = {}
+    for formula in formulas:
+        outlines.update(_drawn[formula].glyphs)
+    paths = "".join(f'<path id="{gid}" d="{outlines[gid]}"></path>' for gid in sorted(outlines))
+    return (f'<svg id="{GLYPHS_ID}" xmlns="http://www.w3.org/2000/svg" aria-hidden="true" focusable="false" '
+            f'style="display: none"><defs>{paths}</defs></svg>')
+
+
+def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
+    """Each formula's TeX replaced by its drawing, and the page's glyph outlines at the top of its article."""
+    formulas = _wanted.get(page.file.src_uri, [])
+    if not formulas:
+        return output
+
+    def drawing(match: re.Match[str]) -> str:
+        formula, tag = formula_of(match), match.group(1)
+        if formula not in _drawn:
+            raise PluginError(f"{page.file.src_uri}: formula {formula.tex!r} is in the page, not in its content")
+        return f'<{tag} class="arithmatex">{_drawn[formula].container}</{tag}>'
+
+    output, count = FORMULA.subn(drawing, output)
+    if count != len(formulas):
+        raise PluginError(f"{page.file.src_uri}: {len(formulas)} formulas in its content, {count} in the page")
+    output, found = ARTICLE.subn(lambda m: m.group(0) + glyph_defs(formulas), output, count=1)
+    if not found:
+        raise PluginError(f"{page.file.src_uri}: no <article> for the formulas' glyphs (mkdocs-material's template?)")
+    return output

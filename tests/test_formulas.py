@@ -1,0 +1,232 @@
+r"""Formulas drawn when the site is built (``hooks/formulas.py``), read from the built HTML.
+
+Every formula arrives as MathJax's SVG with its MathML for screen readers;
+the glyph outlines its ``<use>`` elements name are in the page, once; no page
+shows a reader raw TeX, loads MathJax or refers to another host for it; the
+search index still holds the TeX.  A formula that is not TeX stops the build
+with one line naming the page and the formula, and the drawings are cached:
+a second draw of the same formulas starts no Node.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from browsing import all_pages, formula_count
+from repocopy import REPO, BuiltCopy, build_copy
+
+sys.path.insert(0, str(REPO))
+from hooks import mathjax_render  # noqa: E402
+from hooks.mathjax_render import Formula  # noqa: E402
+
+PAGES = all_pages()
+TEX = re.compile(r"\\[A-Za-z]{2,}|\\[()\[\]{}]|\$\$|\^\{|_\{")
+"""What shows that text is TeX, not prose: a command, a delimiter, a braced sub- or superscript."""
+HIDDEN = {"script", "style", "code", "pre", "svg", "mjx-assistive-mml", "template", "noscript"}
+"""Where text is no prose a reader sees: code, scripts, drawings, and the MathML a screen reader reads."""
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+VIEWBOX = re.compile(r"-?[\d.]+ -?[\d.]+ ([\d.]+) ([\d.]+)")
+EX = re.compile(r"[\d.]+ex")
+
+
+@dataclass
+class Drawing:
+    """One ``.arithmatex`` element as built: its tag, and what it holds."""
+
+    tag: str
+    containers: list[dict[str, str]] = field(default_factory=list)
+    svgs: list[dict[str, str]] = field(default_factory=list)
+    maths: int = 0
+    math_elements: int = 0
+    uses: list[str] = field(default_factory=list)
+
+
+class Built(HTMLParser):
+    """A built page: its formulas, its glyph outlines (id -> count), the text a reader sees, its scripts."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.formulas: list[Drawing] = []
+        self.outlines: dict[str, int] = {}
+        self.outlines_in_article = False
+        self.scripts: list[str] = []
+        self.prose: list[str] = []
+        self._open: list[str] = []
+        self._formula: Drawing | None = None
+        self._formula_depth = 0
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        if tag == "script":
+            self.scripts.append(values.get("src", "") or "inline")
+        if tag == "path" and "id" in values:
+            self.outlines[values["id"]] = self.outlines.get(values["id"], 0) + 1
+        if tag == "svg" and values.get("id") == "fpsum-glyphs":
+            self.outlines_in_article = "article" in self._open
+        if self._formula is not None:
+            self._inside_formula(tag, values)
+        elif "arithmatex" in values.get("class", "").split():
+            self._formula = Drawing(tag=tag)
+            self._formula_depth = len(self._open)
+            self.formulas.append(self._formula)
+        if tag not in VOID:
+            self._open.append(tag)
+
+    def _inside_formula(self, tag: str, values: dict[str, str]) -> None:
+        drawing = self._formula
+        assert drawing is not None
+        if tag == "mjx-container" and self._open[-1] == drawing.tag:
+            drawing.containers.append(values)
+        elif tag == "svg" and self._open[-1] == "mjx-container":
+            drawing.svgs.append(values)
+        elif tag == "math" and "mjx-assistive-mml" in self._open:
+            drawing.maths += 1
+        elif "math" in self._open and "mjx-assistive-mml" in self._open:
+            drawing.math_elements += 1
+        elif tag == "use":
+            drawing.uses.append(values.get("xlink:href", values.get("href", "")))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._open:
+            while self._open.pop() != tag:
+                pass
+        if self._formula is not None and len(self._open) <= self._formula_depth:
+            self._formula = None
+
+    def handle_data(self, data: str) -> None:
+        if not HIDDEN & set(self._open):
+            self.prose.append(data)
+
+
+def built(site_dir: Path, name: str) -> Built:
+    return Built((site_dir / name).read_text(encoding="utf-8"))
+
+
+def test_some_pages_have_formulas_inline_and_displayed(site_dir: Path) -> None:
+    """So that the tests below, which check each formula, check some."""
+    tags = [f.tag for name in PAGES for f in built(site_dir, name).formulas]
+    assert tags.count("div") >= 20 and tags.count("span") >= 100, (tags.count("div"), tags.count("span"))
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_formula_holds_an_svg_and_its_mathml(site_dir: Path, name: str) -> None:
+    page = built(site_dir, name)
+    assert len(page.formulas) == formula_count(site_dir, name)
+    for i, formula in enumerate(page.formulas):
+        where = f"{name}, formula {i}"
+        assert len(formula.containers) == 1 and len(formula.svgs) == 1, f"{where}: not one mjx-container > svg"
+        container, svg = formula.containers[0], formula.svgs[0]
+        assert container.get("jax") == "SVG"
+        assert (container.get("display") == "true") == (formula.tag == "div"), f"{where}: display mode"
+        box = VIEWBOX.fullmatch(svg.get("viewbox", ""))
+        assert box and float(box[1]) > 0 and float(box[2]) > 0, f"{where}: viewBox {svg.get('viewbox')!r}"
+        assert EX.fullmatch(svg.get("width", "")) and EX.fullmatch(svg.get("height", "")), f"{where}: size"
+        assert svg.get("aria-hidden") == "true", f"{where}: the drawing is not hidden from screen readers"
+        assert formula.maths == 1 and formula.math_elements >= 1, f"{where}: no MathML for screen readers"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_each_glyph_outline_is_in_the_page_once(site_dir: Path, name: str) -> None:
+    """Every ``<use>`` of a formula names an outline the page holds (in its article, which instant navigation
+    swaps), every outline is held once, and each is used: the page carries no glyph it does not draw.
+    """
+    page = built(site_dir, name)
+    used = {href.removeprefix("#") for formula in page.formulas for href in formula.uses}
+    glyphs = {gid: n for gid, n in page.outlines.items() if gid.startswith("MJX-")}
+    assert set(glyphs) == used, f"{name}: used, not held {sorted(used - set(glyphs))[:5]}; " \
+                                f"held, not used {sorted(set(glyphs) - used)[:5]}"
+    assert all(n == 1 for n in glyphs.values()), f"{name}: an outline held twice"
+    if page.formulas:
+        assert page.outlines_in_article and all(formula.uses for formula in page.formulas)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_reader_sees_raw_tex_and_no_page_loads_mathjax(site_dir: Path, name: str) -> None:
+    page = built(site_dir, name)
+    tex = TEX.findall(" ".join(page.prose))
+    assert tex == [], f"{name}: TeX in the text a reader sees: {tex[:10]}"
+    assert not [s for s in page.scripts if "mathjax" in s.lower()], f"{name}: loads {page.scripts}"
+
+
+def test_the_site_ships_no_mathjax_and_its_style_sheet_is_linked(site_dir: Path) -> None:
+    """Nothing of MathJax's in the site: no script, no font; the formulas' style sheet on every page."""
+    shipped = [p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*")
+               if "mathjax" in p.name.lower() or p.suffix in (".woff", ".woff2", ".otf", ".ttf")]
+    assert shipped == []
+    for name in PAGES:
+        html = (site_dir / name).read_text(encoding="utf-8")
+        assert re.search(r'href="[^"]*assets/stylesheets/math\.css"', html), name
+
+
+def test_the_search_index_holds_the_formulas_tex(site_dir: Path) -> None:
+    """The index is built from the page as Markdown made it: its formulas as TeX, never their drawings."""
+    index = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = " ".join(doc["text"] for doc in index["docs"])
+    assert "\\hat s_k" in text and "\\gamma_" in text
+    assert "mjx-container" not in text and "MJX-TEX" not in text
+
+
+# ---------------------------------------------------------------- drawing and caching
+
+
+@pytest.fixture
+def no_node(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Node cannot be found: whatever needs it fails."""
+    monkeypatch.setattr(mathjax_render.shutil, "which", lambda name: None)
+    yield
+
+
+FORMULAS = [Formula(r"x_i + \sqrt{2}", display=False), Formula(r"\sum_{i=1}^n x_i", display=True),
+            Formula(r"\sum_{i=1}^n x_i", display=False)]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed to draw formulas")
+def test_a_second_draw_comes_from_the_cache_without_node(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = mathjax_render.draw(FORMULAS, tmp_path)
+    assert len(list(tmp_path.glob("*.json"))) == len(FORMULAS)  # inline and display are two entries
+    assert first[FORMULAS[1]].container != first[FORMULAS[2]].container
+    monkeypatch.setattr(mathjax_render.shutil, "which", lambda name: None)
+    assert mathjax_render.draw(FORMULAS, tmp_path) == first
+    with pytest.raises(mathjax_render.RenderError, match="Node.js"):  # a formula not cached needs Node
+        mathjax_render.draw([Formula("y", display=False)], tmp_path)
+
+
+def test_the_cache_key_follows_the_formula_and_the_renderer(monkeypatch: pytest.MonkeyPatch) -> None:
+    keys = {mathjax_render.cache_key(f) for f in FORMULAS}
+    assert len(keys) == len(FORMULAS)
+    assert mathjax_render.cache_key(FORMULAS[0]) == mathjax_render.cache_key(Formula(FORMULAS[0].tex, False))
+    monkeypatch.setattr(mathjax_render, "renderer_digest", lambda: "another MathJax or other options")
+    assert mathjax_render.cache_key(FORMULAS[0]) not in keys
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed to draw formulas")
+def test_bad_tex_is_reported_formula_by_formula_and_nothing_is_cached(tmp_path: Path) -> None:
+    bad = [Formula(r"\frac{1}{\nope}", display=True), Formula(r"\frac{1", display=False)]
+    with pytest.raises(mathjax_render.RenderError) as raised:
+        mathjax_render.draw([FORMULAS[0], *bad], tmp_path)
+    assert raised.value.failures == {bad[0]: "Undefined control sequence \\nope", bad[1]: "Missing close brace"}
+    assert list(tmp_path.glob("*.json")) == []
+
+
+def test_a_formula_that_is_not_tex_stops_the_build_naming_page_and_formula(built_copy: BuiltCopy,
+                                                                        tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shutil.copytree(built_copy.repo, repo, symlinks=True)
+    page = repo / "docs" / "cite.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nA broken formula: \\(\\frac{1}{\\nope}\\).\n",
+                    encoding="utf-8")
+    result = build_copy(repo, tmp_path / "site")
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert len(errors) == 1, "\n".join(errors)
+    assert "cite.md" in errors[0] and "\\\\frac{1}{\\\\nope}" in errors[0] and "Undefined control" in errors[0]
