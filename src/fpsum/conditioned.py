@@ -112,9 +112,8 @@ def conditioned_sums(
     first n // 2 terms are r * 2**e, r uniform in [-1, 1), e
     uniform over the integers E - b .. E (the first at E,
     the last at E - b, rounded); term j of the other
-    n - n // 2 is
-    `round(r_j * 2**(E - b * j / (n - n // 2)) - S)`, S the
-    exact sum so far, so the sum falls to about
+    m = n - n // 2 is `round(r_j * 2**(E - b * j / m) - S)`,
+    S the exact sum so far, so the sum falls to about
     `2**(E - b)`.  Each row is then shuffled. The achieved
     kappa (measured exactly, `ConditionedSums.kappa`) is
     near the target, typically a few times above it.
