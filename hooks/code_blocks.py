@@ -2,12 +2,13 @@
 
 mkdocs-material's ``content.lazy`` feature (mkdocs.yml) sets up a code block
 -- its copy button, and keyboard access when it scrolls sideways -- only when
-it comes into view, and site.css has the browser skip styling, laying out and
+it comes into view, and layout.css has the browser skip styling, laying out and
 drawing a block off screen (``content-visibility``).  Skipped, a block must
 keep the height it will have, so that nothing moves when it is drawn: here
 each highlighted block gets its number of lines, as the custom property
-``--fpsum-code-lines`` of its ``<pre>``, from which site.css works the height
-out.  (Keyboard access to a block that is not set up yet: a11y.js.)
+``--fpsum-code-lines`` of its ``<pre>``, from which layout.css works the height
+out.  That holds because a line never wraps: one that does not fit scrolls
+sideways in its block.  (Keyboard access to a block that is not set up yet: a11y.js.)
 """
 
 from __future__ import annotations

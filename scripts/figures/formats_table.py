@@ -84,8 +84,10 @@ def build(figure_id: str, params: FormatsParams) -> Built:
     """The table's fragment and CSV; per format the numbers ``label``, ``p``, ``stall``, ``stall_ulp``
     and ``stall_after``.
     """
-    columns = ["format", "bits", "p", "u", "largest finite", "smallest normal", "smallest subnormal",
-               "stall point", "inputs to stall", "overflow to"]
+    # The stall point, what a reader comes for, stands next to the format: on a phone the first screen
+    # shows it (the first column stays in view while the rest scrolls: layout.css).
+    columns = ["format", "stall point", "inputs to stall", "p", "u", "bits", "largest finite",
+               "smallest normal", "smallest subnormal", "overflow to"]
     rows_html, csv_rows = [], []
     numbers: dict[str, dict[str, str]] = {}
     for name in params.formats:
@@ -93,9 +95,10 @@ def build(figure_id: str, params: FormatsParams) -> Built:
         seeds = params.wide_stall_seeds if fmt.precision > 16 else params.stall_seeds
         mean_steps = float(np.mean([inputs_to_stall(fmt, seed) for seed in range(seeds)]))
         about = float(f"{mean_steps:.2g}")  # an average: two significant figures
-        cells = [escape(fmt.label), str(fmt.bits), str(fmt.precision), power_of_two(fmt.unit_roundoff),
-                 magnitude(fmt.max_finite), magnitude(fmt.smallest_normal), magnitude(fmt.smallest_subnormal),
-                 number(fmt.stall_point), number(about), "NaN" if fmt.overflow == "nan" else "±∞"]
+        cells = [escape(fmt.label), number(fmt.stall_point), number(about), str(fmt.precision),
+                 power_of_two(fmt.unit_roundoff), str(fmt.bits), magnitude(fmt.max_finite),
+                 magnitude(fmt.smallest_normal), magnitude(fmt.smallest_subnormal),
+                 "NaN" if fmt.overflow == "nan" else "±∞"]
         rows_html.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
         csv_rows.append([fmt.name, fmt.bits, fmt.precision, repr(fmt.unit_roundoff), repr(fmt.max_finite),
                          repr(fmt.smallest_normal), repr(fmt.smallest_subnormal), repr(fmt.stall_point),
@@ -113,10 +116,10 @@ def build(figure_id: str, params: FormatsParams) -> Built:
                      "smallest_subnormal", "stall_point", "mean_uniform_inputs_to_stall", "overflow"])
     writer.writerows(csv_rows)
     head = "<tr>" + "".join(f"<th>{escape(c)}</th>" for c in columns) + "</tr>"
-    # mkdocs-material's own wrappers: a table that scrolls sideways on a narrow screen.
-    table = ('<div class="md-typeset__scrollwrap"><div class="md-typeset__table">'
-             f"<table>\n<thead>{head}</thead>\n<tbody>\n" + "\n".join(rows_html) + "\n</tbody>\n</table>"
-             "</div></div>")
+    # A plain table, as Markdown writes one: mkdocs-material's script wraps it in the box that scrolls
+    # sideways (wrapped here as well, it was wrapped twice, and the inner box kept its first column from
+    # sticking); without the script the table scrolls by itself.
+    table = f"<table>\n<thead>{head}</thead>\n<tbody>\n" + "\n".join(rows_html) + "\n</tbody>\n</table>"
     caption = (f"The formats of the model. u = 2<sup>−p</sup> is the unit roundoff; the stall point 2<sup>p</sup> "
                "is where a running sum of inputs in [0, 1) stops growing, and the inputs to stall are how many "
                f"uniform inputs it takes to get there (mean over {params.stall_seeds} seeded runs, "

@@ -1,4 +1,6 @@
 import numpy as np
 
-x = np.random.default_rng(0).random(8192).astype(np.float16)
-print(np.cumsum(x)[-1])  # rounds to float16 after every addition: stalls
+u = np.random.default_rng(0).random(8192)
+x = u.astype(np.float16)
+# rounds to float16 after every addition: stalls
+print(np.cumsum(x)[-1])

@@ -1,4 +1,6 @@
 import numpy as np
 
-x = np.random.default_rng(0).random(8192).astype(np.float16)
-print(x.sum())  # float32 inside, blocked pairwise: close to the exact total
+u = np.random.default_rng(0).random(8192)
+x = u.astype(np.float16)
+# float32 inside, blocked pairwise: close to the exact total
+print(x.sum())

@@ -1,5 +1,9 @@
 import math
 
-values = [1e16, 1.0, -1e16]  # 1.0 is half the gap between floats near 1e16
-print(sum(values))           # a plain running sum before Python 3.12, compensated (Neumaier) from 3.12 on
-print(math.fsum(values))     # correctly rounded in every version
+# 1.0 is half the gap between floats near 1e16
+values = [1e16, 1.0, -1e16]
+# a plain running sum before Python 3.12, compensated
+# (Neumaier) from 3.12 on
+print(sum(values))
+# correctly rounded in every version
+print(math.fsum(values))

@@ -100,48 +100,76 @@ def _steps(rng: np.random.Generator, rows: int, count: int) -> np.ndarray:
 
 
 # --8<-- [start:generator]
-def conditioned_sums(kappa: float | np.ndarray, n: int, fmt: Format, seed: int = 0) -> ConditionedSums:
-    """One sum of ``n`` values of ``fmt`` per target condition number in ``kappa`` (a number or a 1-D array).
+def conditioned_sums(
+    kappa: float | np.ndarray, n: int, fmt: Format,
+    seed: int = 0,
+) -> ConditionedSums:
+    """One sum of `n` values of `fmt` per target condition
+    number in `kappa` (a number or a 1-D array).
 
-    With b = log2(kappa) and the largest terms in binade E (at most
-    :func:`top_exponent`, at most b rounded up): the first n // 2 terms are
-    r * 2**e, r uniform in [-1, 1), e uniform over the integers E - b .. E
-    (the first at E, the last at E - b, rounded); term j of the other n - n // 2 is
-    ``round(r_j * 2**(E - b * j / (n - n // 2)) - S)``, S the exact sum so far,
-    so the sum falls to about ``2**(E - b)``.  Each row is then shuffled.
-    The achieved kappa (measured exactly, :attr:`ConditionedSums.kappa`)
-    is near the target, typically a few times above it.
-    Vectorised over rows; one loop over the second half's terms.  Seeded
-    (PCG64 on its own stream), so the same arguments give the same bits.
-    ``ValueError`` for n below 2 or a target below 1 or above
-    :func:`kappa_limit`.  The values are finite; a tiny term may round to
-    +0.0 (never -0.0).
+    With b = log2(kappa) and the largest terms in binade E
+    (at most `top_exponent()`, at most b rounded up): the
+    first n // 2 terms are r * 2**e, r uniform in [-1, 1), e
+    uniform over the integers E - b .. E (the first at E,
+    the last at E - b, rounded); term j of the other
+    m = n - n // 2 is `round(r_j * 2**(E - b * j / m) - S)`,
+    S the exact sum so far, so the sum falls to about
+    `2**(E - b)`.  Each row is then shuffled. The achieved
+    kappa (measured exactly, `ConditionedSums.kappa`) is
+    near the target, typically a few times above it.
+    Vectorised over rows; one loop over the second half's
+    terms.  Seeded (PCG64 on its own stream), so the same
+    arguments give the same bits. `ValueError` for n below 2
+    or a target below 1 or above `kappa_limit()`.  The
+    values are finite; a tiny term may round to +0.0
+    (never -0.0).
     """
-    targets = np.atleast_1d(np.asarray(kappa, dtype=np.float64))
+    kappas = np.asarray(kappa, dtype=np.float64)
+    targets = np.atleast_1d(kappas)
     limit = kappa_limit(fmt, n)
-    if targets.ndim != 1 or not np.all((targets >= 1) & (targets <= limit)):
-        raise ValueError(f"targets must be a number or 1-D array in [1, {limit:g}] for {n} terms of {fmt.label}")
+    inside = (targets >= 1) & (targets <= limit)
+    if targets.ndim != 1 or not np.all(inside):
+        raise ValueError(
+            "targets must be a number or 1-D array in "
+            f"[1, {limit:g}] for {n} terms of {fmt.label}")
     rng = np.random.default_rng([CONDITIONED_STREAM, seed])
     rows, half = targets.size, n // 2
-    spread = np.log2(targets)[:, np.newaxis]                                 # b, binades from top to bottom
-    top = np.minimum(np.ceil(spread), top_exponent(fmt, n))                  # E
-    depth = spread + fmt.precision                                           # b binades, and p more below
-    exponents = top - np.floor(rng.random((rows, half)) * (depth + 1))       # uniform over E - b - p .. E
+    # b, binades from top to bottom
+    spread = np.log2(targets)[:, np.newaxis]
+    # E, the binade of the largest terms
+    top = np.minimum(np.ceil(spread),
+                     top_exponent(fmt, n))
+    # b binades, and p more below
+    depth = spread + fmt.precision
+    # uniform over E - b - p .. E
+    uniform = rng.random((rows, half))
+    exponents = top - np.floor(uniform * (depth + 1))
     exponents[:, 0] = top[:, 0]
     if half > 1:
-        exponents[:, -1] = np.round(top[:, 0] - spread[:, 0])
+        last = top[:, 0] - spread[:, 0]
+        exponents[:, -1] = np.round(last)
     values = np.empty((rows, n), dtype=fmt.dtype)
-    values[:, :half] = to_format(_steps(rng, rows, half) * 2.0**exponents, fmt)
+    steps = _steps(rng, rows, half)
+    first = steps * 2.0**exponents
+    values[:, :half] = to_format(first, fmt)
     rest = n - half
-    falling = top - spread * np.arange(1, rest + 1) / rest                   # E - b j / rest, down to E - b
+    # E - b j / rest, down to E - b
+    falling = top - spread * np.arange(1, rest + 1) / rest
     draws = _steps(rng, rows, rest) * 2.0**falling
     for j in range(rest):
         done = half + j
-        so_far = exact_running(values[:, :done], np.array([done]))[:, 0]   # S, rounded once to float64
-        values[:, done] = to_format(draws[:, j] - so_far, fmt)
-    values = rng.permuted(values + np.zeros((), dtype=fmt.dtype), axis=-1)  # a -0.0 from a tiny term becomes +0.0
+        # S, rounded once to float64
+        so_far = exact_running(values[:, :done],
+                               np.array([done]))[:, 0]
+        term = draws[:, j] - so_far
+        values[:, done] = to_format(term, fmt)
+    # a -0.0 from a tiny term becomes +0.0
+    values = values + np.zeros((), dtype=fmt.dtype)
+    values = rng.permuted(values, axis=-1)
     exact, absolute, achieved = condition_number(values)
-    return ConditionedSums(fmt=fmt, values=values, exact=exact, absolute=absolute, kappa=achieved, target=targets)
+    return ConditionedSums(
+        fmt=fmt, values=values, exact=exact,
+        absolute=absolute, kappa=achieved, target=targets)
 # --8<-- [end:generator]
 
 

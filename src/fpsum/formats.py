@@ -143,10 +143,12 @@ FP16 = _ieee("fp16", "FP16", 16, 11, 15, np.float16)
 BF16 = _ieee("bf16", "BF16", 16, 8, 127, ml_dtypes.bfloat16)
 FP32 = _ieee("fp32", "FP32", 32, 24, 127, np.float32)
 FP64 = _ieee("fp64", "FP64", 64, 53, 1023, np.float64)
-E5M2 = _ieee("e5m2", "FP8 E5M2", 8, 3, 15, ml_dtypes.float8_e5m2)
-# OCP E4M3 ("fn": finite and NaN only): exponent bias 7, so emin = -6 and the
-# top binade 2**8 is usable, but its all-ones significand is NaN: the largest
-# value is 1.75 * 2**8 = 448 and overflow has nowhere to go but NaN.
+E5M2 = _ieee("e5m2", "FP8 E5M2", 8, 3, 15,
+             ml_dtypes.float8_e5m2)
+# OCP E4M3 ("fn": finite and NaN only): exponent bias 7, so
+# emin = -6 and the top binade 2**8 is usable, but its
+# all-ones significand is NaN: the largest value is
+# 1.75 * 2**8 = 448 and overflow has nowhere to go but NaN.
 E4M3 = Format(
     name="e4m3",
     label="FP8 E4M3",
@@ -159,7 +161,8 @@ E4M3 = Format(
     dtype=np.dtype(ml_dtypes.float8_e4m3fn),
 )
 
-FORMATS: dict[str, Format] = {f.name: f for f in (FP16, BF16, FP32, FP64, E4M3, E5M2)}
+FORMATS: dict[str, Format] = {
+    f.name: f for f in (FP16, BF16, FP32, FP64, E4M3, E5M2)}
 # --8<-- [end:formats]
 
 

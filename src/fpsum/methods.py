@@ -158,24 +158,33 @@ def wide_running(values: np.ndarray, fmt: Format) -> np.ndarray:
 
 
 # --8<-- [start:kahan]
-def kahan_running(values: np.ndarray, fmt: Format) -> np.ndarray:
-    """Kahan's compensated summation (Kahan 1965), every operation rounded to ``fmt``.
+def kahan_running(
+    values: np.ndarray, fmt: Format
+) -> np.ndarray:
+    """Kahan's compensated summation (Kahan 1965), every
+    operation rounded to `fmt`.
 
-    The compensation ``c`` holds the low-order part lost by the last
-    addition, and is subtracted from the next input before it is added.
-    Non-finite values poison ``c`` as well as ``s``: once an inf enters,
-    the result is NaN (inf - inf), as it would be on hardware.
+    The compensation `c` holds the low-order part lost by
+    the last addition, and is subtracted from the next input
+    before it is added. Non-finite values poison `c` as well
+    as `s`: once an inf enters, the result is NaN
+    (inf - inf), as it would be on hardware.
     """
     _check(values, fmt)
-    columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))  # loop over inputs, vectorised over trials
+    # loop over inputs, vectorised over trials
+    columns = np.moveaxis(values, -1, 0)
+    columns = np.ascontiguousarray(columns)
     totals = np.empty_like(columns)
     s = np.zeros_like(columns[0])
     c = np.zeros_like(columns[0])
     with np.errstate(over="ignore", invalid="ignore"):
         for i, x in enumerate(columns):
-            y = x - c          # the input, corrected by what was lost last time
-            t = s + y          # low-order bits of y are lost here ...
-            c = (t - s) - y    # ... and recovered here (algebraically zero)
+            # the input, less what was lost last time
+            y = x - c
+            # low-order bits of y are lost here ...
+            t = s + y
+            # ... and recovered here (algebraically zero)
+            c = (t - s) - y
             s = t
             totals[i] = s
     return np.moveaxis(totals, 0, -1)
@@ -184,22 +193,29 @@ def kahan_running(values: np.ndarray, fmt: Format) -> np.ndarray:
 
 # --8<-- [start:pairwise]
 def pairwise_split(n: int) -> int:
-    """Size of the left part of a pairwise sum of ``n >= 2`` inputs.
+    """Size of the left part of a pairwise sum of `n >= 2`
+    inputs.
 
-    The largest power of two strictly below ``n``: a power-of-two ``n`` splits
-    in half all the way down, a perfectly balanced tree.  A count, not a
-    float: no NaN, inf or -0 cases; ``n`` below 2 is meaningless.
+    The largest power of two strictly below `n`: a
+    power-of-two `n` splits in half all the way down, a
+    perfectly balanced tree.  A count, not a float: no NaN,
+    inf or -0 cases; `n` below 2 is meaningless.
     """
     return 1 << ((n - 1).bit_length() - 1)
 
 
-def pairwise_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
-    """Pairwise sum along the last axis: (left part) + (right part), each rounded to ``fmt``.
+def pairwise_sum(
+    values: np.ndarray, fmt: Format
+) -> np.ndarray:
+    """Pairwise sum along the last axis:
+    (left part) + (right part), each rounded to `fmt`.
 
-    A power-of-two part is a balanced tree, added one level at a time (pairs,
-    then pairs of pairs); any other ``n`` splits at :func:`pairwise_split`.
-    The running version below gives the same bits for every prefix at once.
-    NaN and inf propagate up the tree (inf + -inf is NaN); -0.0 + -0.0 stays -0.0.
+    A power-of-two part is a balanced tree, added one level
+    at a time (pairs, then pairs of pairs); any other `n`
+    splits at `pairwise_split()`. The running version below
+    gives the same bits for every prefix at once. NaN and
+    inf propagate up the tree (inf + -inf is NaN);
+    -0.0 + -0.0 stays -0.0.
     """
     _check(values, fmt)
     n = values.shape[-1]
@@ -210,7 +226,10 @@ def pairwise_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
                 level = level[..., 0::2] + level[..., 1::2]
             return level[..., 0]
         left = pairwise_split(n)
-        result: np.ndarray = pairwise_sum(values[..., :left], fmt) + pairwise_sum(values[..., left:], fmt)
+        result: np.ndarray = (
+            pairwise_sum(values[..., :left], fmt)
+            + pairwise_sum(values[..., left:], fmt)
+        )
     return result
 # --8<-- [end:pairwise]
 
@@ -332,61 +351,87 @@ def blocked_sum(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK) -> 
 
 # --8<-- [start:neumaier]
 def _running_from_zero(values: np.ndarray) -> np.ndarray:
-    """``0, fl(0 + x0), fl(fl(0 + x0) + x1), ...`` along the last axis, one entry longer than ``values``.
+    """`0, fl(0 + x0), fl(fl(0 + x0) + x1), ...` along the
+    last axis, one entry longer than `values`.
 
-    Starting from +0 like a loop with ``s = 0`` (so a leading -0.0 becomes +0.0).
+    Starting from +0 like a loop with `s = 0` (so a leading
+    -0.0 becomes +0.0).
     """
     zero = np.zeros_like(values[..., :1])
-    return np.add.accumulate(np.concatenate([zero, values], axis=-1), axis=-1)
+    from_zero = np.concatenate([zero, values], axis=-1)
+    return np.add.accumulate(from_zero, axis=-1)
 
 
-def neumaier_running(values: np.ndarray, fmt: Format) -> np.ndarray:
-    """Neumaier's improved Kahan-Babuska summation (Neumaier 1974), every operation in ``fmt``.
+def neumaier_running(
+    values: np.ndarray, fmt: Format
+) -> np.ndarray:
+    """Neumaier's improved Kahan-Babuska summation
+    (Neumaier 1974), every operation in `fmt`.
 
-    Like Kahan's, but the lost low-order part is taken from whichever of
-    ``s`` and ``x`` is smaller in magnitude, so an input larger than the
-    running sum no longer wipes out the correction.  The compensation is
-    added back at the end: entry i is ``fl(s + c)`` after i + 1 inputs.
-    The result is bit for bit the textbook loop, but ``s`` never sees ``c``,
-    so ``s`` and ``c`` are both plain running sums and no Python loop is needed.
-    Infinities and NaN propagate into ``c`` and give NaN, as with Kahan.
+    Like Kahan's, but the lost low-order part is taken from
+    whichever of `s` and `x` is smaller in magnitude, so an
+    input larger than the running sum no longer wipes out
+    the correction.  The compensation is added back at the
+    end: entry i is `fl(s + c)` after i + 1 inputs. The
+    result is bit for bit the textbook loop, but `s` never
+    sees `c`, so `s` and `c` are both plain running sums and
+    no Python loop is needed. Infinities and NaN propagate
+    into `c` and give NaN, as with Kahan.
     """
     _check(values, fmt)
     with np.errstate(over="ignore", invalid="ignore"):
-        s = _running_from_zero(values)          # s before and after each input: the naive sum
+        # s before and after each input: the naive sum
+        s = _running_from_zero(values)
         before, after = s[..., :-1], s[..., 1:]
         s_bigger = np.abs(before) >= np.abs(values)
-        big = np.where(s_bigger, before, values)    # the larger of s and x ...
-        small = np.where(s_bigger, values, before)  # ... and the smaller, whose low bits were lost
-        lost = (big - after) + small                # exactly what each addition threw away
-        c = _running_from_zero(lost)[..., 1:]       # c is a naive running sum of the losses
+        # the larger of s and x ...
+        big = np.where(s_bigger, before, values)
+        # ... and the smaller, whose low bits were lost
+        small = np.where(s_bigger, values, before)
+        # exactly what each addition threw away
+        lost = (big - after) + small
+        # c is a naive running sum of the losses
+        c = _running_from_zero(lost)[..., 1:]
         totals: np.ndarray = after + c
         return totals
 # --8<-- [end:neumaier]
 
 
 # --8<-- [start:blocked]
-def blocked_running(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK) -> np.ndarray:
-    """Naive sums within consecutive blocks of ``block`` inputs, then a naive sum of the block sums.
+def blocked_running(
+    values: np.ndarray,
+    fmt: Format,
+    block: int = DEFAULT_BLOCK,
+) -> np.ndarray:
+    """Naive sums within consecutive blocks of `block`
+    inputs, then a naive sum of the block sums.
 
-    Entry i is the blocked sum of the first i + 1 inputs: the running sum of
-    the complete blocks before it plus the partial sum of its own block.
-    ``block`` must be at least 1 (1 and >= n are both plain naive sums).
-    NaN, inf and -0.0 behave as in naive summation (the last block is padded
-    with -0.0, which adds nothing, not even a sign).
+    Entry i is the blocked sum of the first i + 1 inputs:
+    the running sum of the complete blocks before it plus
+    the partial sum of its own block. `block` must be at
+    least 1 (1 and >= n are both plain naive sums). NaN, inf
+    and -0.0 behave as in naive summation (the last block is
+    padded with -0.0, which adds nothing, not even a sign).
     """
     _check(values, fmt)
     if block < 1:
-        raise ValueError(f"block size must be at least 1, got {block}")
+        raise ValueError(
+            f"block size must be at least 1, got {block}")
     n = values.shape[-1]
     blocks = -(-n // block)
-    padded = np.full(values.shape[:-1] + (blocks * block,), -0.0, dtype=values.dtype)  # x + -0 == x, always
+    rows = values.shape[:-1]
+    # x + -0 == x, always
+    padded = np.full(rows + (blocks * block,), -0.0,
+                     dtype=values.dtype)
     padded[..., :n] = values
     with np.errstate(over="ignore", invalid="ignore"):
-        within = np.add.accumulate(padded.reshape(values.shape[:-1] + (blocks, block)), axis=-1)
-        before = np.add.accumulate(within[..., -1], axis=-1)  # sums of complete blocks, naive
+        by_block = padded.reshape(rows + (blocks, block))
+        within = np.add.accumulate(by_block, axis=-1)
+        # sums of complete blocks, naive
+        before = np.add.accumulate(within[..., -1], axis=-1)
         totals = within.copy()
-        totals[..., 1:, :] = before[..., :-1, np.newaxis] + within[..., 1:, :]
+        totals[..., 1:, :] = (before[..., :-1, np.newaxis]
+                              + within[..., 1:, :])
     return totals.reshape(padded.shape)[..., :n]
 # --8<-- [end:blocked]
 

@@ -169,29 +169,46 @@ def update_trajectory(
         raise ValueError(f"unknown update method {method!r} (known: {', '.join(UPDATE_METHODS)})")
     start = np.broadcast_to(np.asarray(w0, dtype=np.float64), updates.shape[1:])
     # --8<-- [start:update-loop]
-    steps = updates.astype(np.float64)  # exact: every FP32 value is a float64
+    # exact: every FP32 value is a float64
+    steps = updates.astype(np.float64)
     w = to_format(start, fmt)
     with np.errstate(over="ignore", invalid="ignore"):
         if method == "nearest":
-            out = _until_moved(w, len(steps), lambda w, rows: add_rounded(w, steps[rows], fmt))
+            out = _until_moved(
+                w, len(steps),
+                lambda w, r: add_rounded(w, steps[r], fmt))
         elif method == "kahan":
             out = np.empty(updates.shape, dtype=np.float64)
             c = np.zeros_like(w)
             for i, u in enumerate(updates):
-                y = _add_rounded32(u, -c.astype(np.float32), fmt)
-                # w, y and c are all values of fmt: the dtype's own arithmetic
-                # rounds once, correctly (float32 holds enough extra bits).
+                minus_c = -c.astype(np.float32)
+                y = _add_rounded32(u, minus_c, fmt)
+                # w, y and c are all values of fmt: the
+                # dtype's own arithmetic rounds once,
+                # correctly (float32 holds enough extra
+                # bits).
                 t = w + y
                 c = (t - w) - y
                 w = t
                 out[i] = w
         elif method == "stochastic":
-            draws = np.random.default_rng([ROUNDING_STREAM, seed]).random(updates.shape)  # step after step
-            out = _until_moved(w, len(steps), lambda w, rows: stochastic_round(w, steps[rows], fmt, draws[rows]))
+            rng = np.random.default_rng(
+                [ROUNDING_STREAM, seed])
+            # step after step
+            draws = rng.random(updates.shape)
+            out = _until_moved(
+                w, len(steps),
+                lambda w, r: stochastic_round(
+                    w, steps[r], fmt, draws[r]))
         else:  # master
-            m = start.astype(np.float32)[np.newaxis]  # float64 -> float32 is NumPy's correctly rounded cast
-            m = np.add.accumulate(np.concatenate([m, updates]), axis=0)[1:]  # float32 arithmetic: RN_fp32, step by step
-            out = to_format(m.astype(np.float64), fmt).astype(np.float64)
+            # float64 -> float32 is NumPy's correctly
+            # rounded cast
+            m = start.astype(np.float32)[np.newaxis]
+            # float32 arithmetic: RN_fp32, step by step
+            m = np.concatenate([m, updates])
+            m = np.add.accumulate(m, axis=0)[1:]
+            out = to_format(m.astype(np.float64), fmt)
+            out = out.astype(np.float64)
     return out
     # --8<-- [end:update-loop]
 
@@ -237,18 +254,24 @@ def lost_below(w: np.ndarray | float, fmt: Format, direction: np.ndarray | float
     # --8<-- [start:lost-below]
     rounded = to_format(w, fmt).astype(np.float64)
     if not np.isfinite(rounded).all():
-        raise ValueError("a NaN or infinite weight has no neighbours")
+        raise ValueError(
+            "a NaN or infinite weight has no neighbours")
     away = fmt.ulps(rounded)  # the gap away from zero
     magnitude = np.abs(rounded)
     significand, _ = np.frexp(magnitude)
-    toward = np.where((significand == 0.5) & (magnitude > fmt.smallest_normal), away / 2, away)
+    # at a power of two the gap towards zero is half as wide
+    at_power = ((significand == 0.5)
+                & (magnitude > fmt.smallest_normal))
+    toward = np.where(at_power, away / 2, away)
     if direction is None:
         half: np.ndarray = toward / 2
         return half
     sign = np.sign(np.asarray(direction, dtype=np.float64))
     up = np.where(np.signbit(rounded), toward, away)
     down = np.where(np.signbit(rounded), away, toward)
-    chosen: np.ndarray = np.where(sign > 0, up, np.where(sign < 0, down, toward)) / 2
+    gap = np.where(sign > 0, up,
+                   np.where(sign < 0, down, toward))
+    chosen: np.ndarray = gap / 2
     return chosen
     # --8<-- [end:lost-below]
 

@@ -1,0 +1,257 @@
+"""Every page fits every screen: it never scrolls sideways, wide tables and code scroll in boxes of their own.
+
+At each screen of ``screens.SCREENS``, in both palettes, on every page, in chromium:
+
+- the page never scrolls sideways, and no element reaches past the screen's
+  edges unless it sits in a box that scrolls sideways (``overflow-x`` auto or
+  scroll) and that box fits the screen.  mkdocs-material hides the page's
+  sideways overflow (``overflow-x: hidden`` on the root), so what sticks out
+  would not scroll, it would be cut off: the elements are measured one by one;
+- a table that scrolls sideways keeps its first column in view, on an opaque
+  background (the rows scroll under it);
+- a code block whose lines are at most 60 columns does not scroll at all
+  (layout.css sizes its font to fit them);
+- the copy button covers no code text, before or after the block is scrolled.
+
+On a phone the column a reader comes to a table for is on the first screen:
+the formats' stall point, the library table's result (next to the first column).
+
+The page is measured as a reader who has scrolled through it sees it: every
+race drawn, every formula typeset, every folded block open, and no block
+skipped off screen (content-visibility), since a skipped block draws nothing
+that could stick out.  Each page is opened once per screen and shared by the
+tests of that screen, both palettes included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Browser, Page
+
+from browsing import Visit, all_pages, draw_every_race, set_scheme
+from screens import SCHEMES, SCREENS, Screen
+
+pytestmark = pytest.mark.browser
+
+PAGES = all_pages()
+PHONES = [screen for screen in SCREENS if screen.phone]
+COLUMNS = 60
+"""The code a page shows is written to this width (tests/test_shown_code.py)."""
+
+# Everything a reader who scrolled through the page has seen: nothing skipped off screen, every fold open.
+SHOW_ALL_JS = """() => {
+  const style = document.createElement('style');
+  style.textContent = '* { content-visibility: visible !important; }';
+  document.head.appendChild(style);
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+}"""
+# Every element that reaches past the screen's edges, and is not inside a box that scrolls sideways and
+# itself fits the screen; mkdocs-material's navigation drawer (off screen until opened) and its search
+# (a closed overlay) are left out.
+STICKING_OUT_JS = """() => {
+  const width = document.documentElement.clientWidth;
+  const fits = r => r.left >= -1 && r.right <= width + 1;
+  const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+  const out = [];
+  for (const e of document.body.querySelectorAll('*')) {
+    if (e.closest('.md-sidebar--primary, .md-search')) continue;
+    if (!e.checkVisibility({visibilityProperty: true})) continue;
+    const r = e.getBoundingClientRect();
+    if ((r.width === 0 && r.height === 0) || fits(r)) continue;
+    let held = false;
+    for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
+      if (scrolls(a)) { held = fits(a.getBoundingClientRect()); break; }
+    }
+    if (!held) out.push(`<${e.tagName.toLowerCase()} class="${e.getAttribute('class') || ''}">`
+                        + ` from ${r.left.toFixed(0)} to ${r.right.toFixed(0)} px`);
+  }
+  return {scrollWidth: document.documentElement.scrollWidth, width, out};
+}"""
+# Each table that scrolls sideways, scrolled to its end: its first column's cells that left the view
+# of the scrolling box, and those whose background is not opaque.
+FIRST_COLUMN_JS = """() => {
+  const found = [];
+  for (const table of document.querySelectorAll('article table')) {
+    const box = table.closest('.md-typeset__scrollwrap') || table;
+    if (!table.checkVisibility() || box.scrollWidth <= box.clientWidth + 1) continue;
+    box.scrollLeft = box.scrollWidth;
+    const view = box.getBoundingClientRect();
+    const cells = [...table.rows].map(row => row.cells[0]).filter(Boolean);
+    const left = cells.filter(c => c.getBoundingClientRect().left < view.left - 1).length;
+    const seeThrough = cells.filter(c => {
+      const alpha = getComputedStyle(c).backgroundColor.match(/[\\d.]+/g).map(Number)[3];
+      return alpha !== undefined && alpha < 1;
+    }).length;
+    found.push({head: table.rows[0].cells[0].textContent.trim(), cells: cells.length, left, seeThrough});
+    box.scrollLeft = 0;
+  }
+  return found;
+}"""
+# The header cell named `name`, and a body cell of its column: whether each shows on the first screen
+# of its table, before the reader scrolls it.
+COLUMN_SHOWN_JS = """(name) => {
+  const head = [...document.querySelectorAll('article th')].find(th => th.textContent.trim() === name);
+  if (!head) return null;
+  const table = head.closest('table');
+  const box = table.closest('.md-typeset__scrollwrap') || table;
+  box.scrollLeft = 0;
+  const view = box.getBoundingClientRect();
+  const width = document.documentElement.clientWidth;
+  const cell = table.tBodies[0].rows[0].cells[head.cellIndex];
+  return [head, cell].map(c => {
+    const r = c.getBoundingClientRect();
+    return r.left >= Math.max(view.left, 0) - 1 && r.right <= Math.min(view.right, width) + 1;
+  });
+}"""
+# Each code block whose longest line is at most `columns` long and that scrolls sideways all the same.
+CODE_SCROLLS_JS = """(columns) => [...document.querySelectorAll('article pre > code')]
+  .filter(code => code.checkVisibility())
+  .map(code => ({longest: Math.max(...code.textContent.replace(/\\n$/, '').split('\\n').map(l => l.length)),
+                 scrolls: code.scrollWidth > code.clientWidth + 1, first: code.textContent.split('\\n')[0]}))
+  .filter(block => block.longest <= columns && block.scrolls)"""
+# The visible code blocks, one index each.
+CODE_BLOCKS_JS = """() => [...document.querySelectorAll('article pre')].map((pre, i) => [pre, i])
+  .filter(([pre]) => pre.checkVisibility()).map(([, i]) => i)"""
+# For the code block `index`, scrolled to `end` or back: the code text rectangles its copy button overlaps.
+BUTTON_OVER_TEXT_JS = """([index, end]) => {
+  const pre = document.querySelectorAll('article pre')[index];
+  const code = pre.querySelector(':scope > code');
+  code.scrollLeft = end ? code.scrollWidth : 0;
+  const button = pre.querySelector('.md-code__button').getBoundingClientRect();
+  const range = document.createRange();
+  range.selectNodeContents(code);
+  const hit = [...range.getClientRects()].filter(r => r.width > 0 && r.height > 0
+    && r.left < button.right - 0.5 && r.right > button.left + 0.5
+    && r.top < button.bottom - 0.5 && r.bottom > button.top + 0.5);
+  code.scrollLeft = 0;
+  return hit.map(r => `text at ${r.left.toFixed(0)}-${r.right.toFixed(0)} x ${r.top.toFixed(0)}-${r.bottom.toFixed(0)}`
+    + ` under the button at ${button.left.toFixed(0)}-${button.right.toFixed(0)}`
+    + ` x ${button.top.toFixed(0)}-${button.bottom.toFixed(0)}`);
+}"""
+
+@pytest.fixture(scope="module")
+def name(request: pytest.FixtureRequest) -> str:
+    """The page (``index.html``): a module-wide parameter, so that the tests of one page and screen run together."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def screen(request: pytest.FixtureRequest) -> Screen:
+    """The screen: a module-wide parameter, as ``name``."""
+    assert isinstance(request.param, Screen)
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def shown(browser: Browser, site_url: str, name: str, screen: Screen) -> Iterator[Page]:
+    """Page ``name`` at ``screen``, shown whole, for every test of that page and screen.
+
+    pytest runs those tests one after the other, and opens the next page when they are done.
+    """
+    visit = Visit(browser, site_url, name, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
+    try:
+        visit.wait_for_formulas()
+        draw_every_race(visit.page)
+        visit.page.evaluate(SHOW_ALL_JS)
+        yield visit.page
+    finally:
+        visit.close()
+
+
+def in_palette(page: Page, scheme: str) -> Page:
+    set_scheme(page, scheme)
+    return page
+
+
+every_page = pytest.mark.parametrize("name", PAGES, indirect=True)
+every_screen = pytest.mark.parametrize("screen", SCREENS, indirect=True, ids=lambda s: s.name)
+both_palettes = pytest.mark.parametrize("scheme", SCHEMES)
+
+
+@every_page
+@every_screen
+@both_palettes
+def test_the_page_never_scrolls_sideways(shown: Page, scheme: str) -> None:
+    seen: dict[str, Any] = in_palette(shown, scheme).evaluate(STICKING_OUT_JS)
+    assert seen["scrollWidth"] <= seen["width"], f"the page is {seen['scrollWidth']} px wide"
+    assert seen["out"] == [], f"past the screen's edges, in no box that scrolls: {seen['out'][:10]}"
+
+
+@every_page
+@every_screen
+@both_palettes
+def test_a_table_that_scrolls_keeps_its_first_column_in_view(shown: Page, scheme: str) -> None:
+    for table in in_palette(shown, scheme).evaluate(FIRST_COLUMN_JS):
+        assert table["left"] == 0, f"table '{table['head']}': {table['left']} first-column cells scrolled away"
+        assert table["seeThrough"] == 0, f"table '{table['head']}': first-column cells the rows show through"
+
+
+@every_page
+@every_screen
+@both_palettes
+def test_code_of_sixty_columns_does_not_scroll(shown: Page, scheme: str) -> None:
+    scrolling = in_palette(shown, scheme).evaluate(CODE_SCROLLS_JS, COLUMNS)
+    assert scrolling == [], f"blocks of at most {COLUMNS} columns that scroll sideways: {scrolling}"
+
+
+@every_page
+@every_screen
+def test_the_copy_button_covers_no_code(shown: Page) -> None:
+    """Each block brought into view (mkdocs-material sets its button up then), scrolled to its start and end."""
+    page = shown
+    for index in page.evaluate(CODE_BLOCKS_JS):
+        pre = page.locator("article pre").nth(index)
+        pre.scroll_into_view_if_needed()
+        pre.locator(".md-code__button").wait_for(state="attached")
+        for end in (False, True):
+            covered = page.evaluate(BUTTON_OVER_TEXT_JS, [index, end])
+            assert covered == [], f"code block {index + 1}{', scrolled to its end' if end else ''}: {covered}"
+
+
+LEAD_COLUMNS = [("formats.html", "stall point"), ("in-practice.html", "result")]
+
+
+@pytest.mark.parametrize("screen", PHONES, indirect=True, ids=lambda s: s.name)
+@pytest.mark.parametrize(("name", "column"), LEAD_COLUMNS, indirect=["name"])
+def test_the_column_a_reader_comes_for_is_on_the_first_screen(shown: Page, name: str, column: str) -> None:
+    columns = in_palette(shown, SCHEMES[0]).evaluate(COLUMN_SHOWN_JS, column)
+    assert columns is not None, f"{name}: no table has a column '{column}'"
+    assert columns == [True, True], f"{name}: the column '{column}' (header, first row) is off the first screen"
+
+
+TABLE_PAGES = ["accumulation-error.html", "conditioning.html", "formats.html", "in-practice.html", "teaching.html"]
+"""The pages with tables (on a phone, three of their eight tables scroll sideways)."""
+
+
+@pytest.mark.parametrize("screen", PHONES, indirect=True, ids=lambda s: s.name)
+@pytest.mark.parametrize("name", TABLE_PAGES, indirect=True)
+@both_palettes
+def test_a_table_that_scrolls_is_reachable_and_readable(shown: Page, scheme: str) -> None:
+    """axe's rules for a box that scrolls (the keyboard can reach it) and for contrast, on the phone's tables."""
+    page = in_palette(shown, scheme)
+    assert page.locator("article .md-typeset__scrollwrap table").count() > 0, "no table here: update TABLE_PAGES"
+    results = Axe().run(page, context=".md-typeset__scrollwrap",
+                        options={"runOnly": ["scrollable-region-focusable", "color-contrast"]})
+    found = [f"{v['id']}: {[n['target'] for n in v['nodes'][:5]]}" for v in results.response["violations"]]
+    assert found == []
+
+
+def test_the_check_sees_what_sticks_out(browser: Browser, site_url: str) -> None:
+    """An element wider than a phone, outside any box that scrolls, is caught, though the page cannot scroll."""
+    phone = PHONES[0]
+    visit = Visit(browser, site_url, "index.html", viewport=phone.viewport, is_mobile=True, has_touch=True)
+    try:
+        visit.page.evaluate("""() => {
+          const wide = document.createElement('p');
+          wide.style.width = '2000px';
+          wide.textContent = 'too wide';
+          document.querySelector('article').appendChild(wide);
+        }""")
+        seen = visit.page.evaluate(STICKING_OUT_JS)
+    finally:
+        visit.close()
+    assert any(item.startswith("<p ") for item in seen["out"]), seen

@@ -1,0 +1,77 @@
+"""The code the pages include from src/ and scripts/ fits a phone, and its docstrings read as text.
+
+A page includes code with pymdownx.snippets (``--8<-- "fpsum/textbook.py:naive"``:
+a section between two markers, or a whole file); the includes are found in the
+pages, so a new one is held to the same rules.  The rules:
+
+- every line is at most 60 characters: layout.css sizes a block's font so
+  that 60 columns fit it on any screen from 360 px (``test_fits_screen``
+  checks that in chromium); a longer line would scroll sideways.  Code typed
+  in a page itself (a shell command) is not held to this: it scrolls inside
+  its own block, never the page;
+- docstrings carry no reStructuredText markup (``` ``x`` ```,
+  ``:func:`add` ``), which a reader of the page sees raw: shown docstrings
+  are written plain (`x` in single backquotes, ``add()``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BASES = (REPO / "src", REPO / "scripts")
+"""Where the includes are looked up: the snippets extension's ``base_path`` in mkdocs.yml."""
+COLUMNS = 60
+INCLUDE = re.compile(r'^\s*--8<-- "([^"]+)"', re.M)
+MARKER = re.compile(r"--8<-- \[(start|end):([\w-]+)\]")
+RAW_MARKUP = re.compile(r"``|:(?:func|meth|mod|class|data|attr|obj|exc|const):`")
+
+
+def includes() -> list[str]:
+    """Every include of every page, as written: ``fpsum/textbook.py:naive``."""
+    found = {ref for page in sorted((REPO / "docs").rglob("*.md")) for ref in INCLUDE.findall(page.read_text())}
+    return sorted(found)
+
+
+def shown(ref: str) -> list[str]:
+    """The lines an include shows, as pymdownx.snippets cuts them (marker lines left out).
+
+    ``AssertionError`` if the file or the section is not there (the strict build would fail too).
+    """
+    path, _, section = ref.partition(":")
+    files = [base / path for base in BASES if (base / path).is_file()]
+    assert files, f"{ref}: no such file under {[str(b) for b in BASES]}"
+    lines = files[0].read_text(encoding="utf-8").splitlines()
+    if section:
+        marks = {(m.group(1), m.group(2)): i for i, line in enumerate(lines) if (m := MARKER.search(line))}
+        assert ("start", section) in marks and ("end", section) in marks, f"{ref}: no such section"
+        lines = lines[marks["start", section] + 1:marks["end", section]]
+    return [line for line in lines if not MARKER.search(line)]
+
+
+INCLUDES = includes()
+
+
+def test_the_pages_include_code() -> None:
+    """The search for includes finds them (an empty list would pass every test below)."""
+    assert len(INCLUDES) >= 30 and "fpsum/textbook.py:naive" in INCLUDES
+
+
+@pytest.mark.parametrize("ref", INCLUDES)
+def test_every_shown_line_fits_sixty_columns(ref: str) -> None:
+    long = [f"{len(line)}: {line}" for line in shown(ref) if len(line.expandtabs()) > COLUMNS]
+    assert long == [], f"{ref}: lines over {COLUMNS} characters"
+
+
+@pytest.mark.parametrize("ref", INCLUDES)
+def test_shown_docstrings_carry_no_raw_markup(ref: str) -> None:
+    raw = [line.strip() for line in shown(ref) if RAW_MARKUP.search(line)]
+    assert raw == [], f"{ref}: reStructuredText markup a reader would see raw"
+
+
+def test_the_markup_rule_tells_raw_markup_from_plain() -> None:
+    assert RAW_MARKUP.search("(``IndexError`` otherwise)") and RAW_MARKUP.search("as in :func:`add`")
+    assert not RAW_MARKUP.search("(`IndexError` otherwise), as in `add()`")
