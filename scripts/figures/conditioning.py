@@ -43,9 +43,10 @@ import fpsum
 from fpsum.exact import exact_running
 
 from .contract import FigureFiles, NestedNumbers
-from .html import static_fragment
+from .html import legacy_fragment as static_fragment
 from .looks import LOOKS, MARKERS, Palette
-from .mpl import method_line, render
+from .mpl import method_line
+from .mpl import render_legacy as render
 from .record import Built, Record
 from .text import number, scientific, significant, superscript
 

@@ -19,9 +19,10 @@ from fpsum.matmul import exact_matmul, naive_matmuls, relative_frobenius_error
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
-from .html import static_fragment
+from .html import legacy_fragment as static_fragment
 from .looks import Palette
-from .mpl import method_line, render
+from .mpl import method_line
+from .mpl import render_legacy as render
 from .record import Built, Record
 from .text import number, significant
 

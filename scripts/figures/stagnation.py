@@ -25,10 +25,10 @@ from matplotlib.figure import Figure
 import fpsum
 
 from .contract import FigureFiles
-from .html import static_fragment
+from .html import legacy_fragment as static_fragment
 from .input_lines import input_line, kind_inputs
 from .looks import INPUT_LOOKS, Palette
-from .mpl import render
+from .mpl import render_legacy as render
 from .record import Built, Record
 from .text import number, significant
 

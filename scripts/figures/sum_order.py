@@ -40,9 +40,10 @@ import fpsum
 
 from . import spacing
 from .contract import FigureFiles
-from .html import static_fragment
+from .html import legacy_fragment as static_fragment
 from .looks import Palette, format_colour
-from .mpl import method_line, render
+from .mpl import method_line
+from .mpl import render_legacy as render
 from .record import Built, Record
 from .text import number
 

@@ -35,9 +35,10 @@ import fpsum
 from fpsum.updates import UpdateMethod
 
 from .contract import FigureFiles
-from .html import static_fragment
+from .html import legacy_fragment as static_fragment
 from .looks import LOOKS, Palette
-from .mpl import method_line, render
+from .mpl import method_line
+from .mpl import render_legacy as render
 from .record import Built, Record
 from .text import number, significant
 
