@@ -39,7 +39,7 @@ from PIL import Image  # noqa: E402
 from .contract import FigureFiles  # noqa: E402
 from .looks import LIGHT, LOOKS, MARKERS, Palette, dark_colours  # noqa: E402
 from .text import superscript  # noqa: E402
-from .variants import SLIDE_PX, Layout, Sizes  # noqa: E402
+from .variants import SLIDE_PX, SLIDE_TEXT_PX, Layout, Sizes  # noqa: E402
 
 RC: dict[RcKeyType, Any] = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fpsum",
                              "lines.scale_dashes": True, "axes.titley": 1.0}
@@ -623,17 +623,15 @@ def render(draw: Callable[[Palette, Layout], Figure], figure_id: str, sizes: Siz
     keeps the slide's checked layout.
     """
     paths = FigureFiles.of(figure_id)
-    wide, narrow, slide = sizes.layouts()
+    wide, narrow, _ = sizes.layouts()
     files: dict[str, bytes] = {}
     texts: dict[str, Any] = {}
     for layout, light_path, dark_path in ((wide, paths.svg, paths.dark_svg),
-                                          (narrow, paths.narrow_svg, paths.narrow_dark_svg), (slide, "", "")):
+                                          (narrow, paths.narrow_svg, paths.narrow_dark_svg)):
         fig, svg, smallest = _draw_checked(draw, figure_id, layout)
         try:
             texts[layout.name] = _text_record(layout, smallest)
-            if svg is None:
-                files[paths.png] = png_bytes(fig, SLIDE_PX[0])
-                continue
+            assert svg is not None  # a screen's layout is laid out by saving its SVG
             try:
                 files[dark_path] = dark_svg(svg)
             except RecolourError as error:
@@ -641,8 +639,28 @@ def render(draw: Callable[[Palette, Layout], Figure], figure_id: str, sizes: Siz
             files[light_path] = svg
         finally:
             plt.close(fig)
-    files[paths.text_sizes] = (json.dumps(texts, indent=1, ensure_ascii=False) + "\n").encode()
+    files[paths.png], texts["slide"] = slide_png(draw, figure_id, sizes.slide)
+    files[paths.text_sizes] = text_sizes_json(texts)
     return files
+
+
+def slide_png(draw: Callable[[Palette, Layout], Figure], figure_id: str, size: tuple[float, float]
+              ) -> tuple[bytes, dict[str, Any]]:
+    """The slide of ``figure_id``: ``draw`` in the light palette and a slide layout of ``size`` inches (16:9),
+    checked as :func:`render` checks a layout, as a PNG of :data:`figures.variants.SLIDE_PX`; with what
+    ``-text.json`` says of it (its pixel size, its smallest text in those pixels).
+    """
+    layout = Layout("slide", size, SLIDE_PX[0], SLIDE_TEXT_PX)
+    fig, _, smallest = _draw_checked(draw, figure_id, layout)
+    try:
+        return png_bytes(fig, SLIDE_PX[0]), _text_record(layout, smallest)
+    finally:
+        plt.close(fig)
+
+
+def text_sizes_json(texts: dict[str, Any]) -> bytes:
+    """``<id>-text.json``: each layout's record (:func:`render`, :func:`slide_png`), by layout name."""
+    return (json.dumps(texts, indent=1, ensure_ascii=False) + "\n").encode()
 
 
 def render_legacy(draw: Callable[[Palette], Figure], figure_id: str) -> dict[str, bytes]:
