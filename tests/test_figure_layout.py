@@ -349,18 +349,28 @@ def test_each_light_colour_has_one_dark_colour_and_both_stand_out_on_their_backg
 
 
 def test_the_slide_png_is_matplotlibs_picture_on_white_without_the_alpha_channel(figure: Callable[..., Figure]) -> None:
+    """As the build draws it (styled: a transparent background), a translucent band is blended with white."""
     fig = figure(figsize=(4.0, 3.0))
     ax = fig.subplots()
-    ax.plot([0, 1], [0, 1], lw=3, alpha=0.5)
+    ax.fill_between([0, 1], [0, 0], [1, 1], color="#2e7d32", alpha=0.2, lw=0)
+    ax.plot([0, 1], [0, 1], lw=3, alpha=0.5, color="#c0392b")
     ax.set_title("half-transparent line")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    mpl.style_axes(fig, LIGHT)
     fig.set_layout_engine("none")
     ours = Image.open(io.BytesIO(mpl.png_bytes(fig)))
     reference = io.BytesIO()
     fig.savefig(reference, format="png", dpi=mpl.SLIDE_WIDTH_PX / 4.0, facecolor="white")
     theirs = Image.open(reference)
     assert ours.mode == "RGB" and theirs.mode == "RGBA" and ours.size == theirs.size == (1920, 1440)
-    assert np.asarray(theirs)[..., 3].min() == 255  # on white nothing is see-through: no information is lost
-    assert np.array_equal(np.asarray(ours), np.asarray(theirs.convert("RGB")))
+    on_white = Image.alpha_composite(Image.new("RGBA", theirs.size, "white"), theirs).convert("RGB")
+    assert np.array_equal(np.asarray(ours), np.asarray(on_white))
+    # Inside the band, away from the line: a fifth of #2e7d32 over white, not the colour itself.
+    corner = fig.axes[0].transData.transform((0.9, 0.1)) * 480 / fig.dpi
+    pixel = np.asarray(ours)[1440 - int(corner[1]), int(corner[0])]
+    blended = [round(255 * 0.8 + channel * 0.2) for channel in (0x2E, 0x7D, 0x32)]
+    assert np.abs(pixel.astype(int) - blended).max() <= 2, (pixel, blended)
     assert round(ours.info["dpi"][0]) == 480
 
 
