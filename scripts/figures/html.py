@@ -43,11 +43,14 @@ def figure_html(figure_id: str, body: str, caption: str, downloads: dict[str, st
 
 def image_pair(files: FigureFiles, alt: str, sizes: Sizes) -> str:
     """The figure in both palettes, each a ``<picture>`` whose narrow layout a screen under
-    ``variants.NARROW_MEDIA`` takes instead of the wide one, each a link that opens its palette's wide SVG.
+    ``variants.NARROW_MEDIA`` takes instead of the wide one, each a link that opens the wide light SVG.
 
-    mkdocs-material hides the image of the other palette (``#only-light``,
-    ``#only-dark``) and figures.css its link, so neither its file is fetched
-    (the images load lazily) nor its link reached with the keyboard.
+    The light one, in either palette: a figure's background is transparent,
+    and a browser shows an SVG on its own on white, where the dark palette's
+    light text could not be read.  mkdocs-material hides the image of the
+    other palette (``#only-light``, ``#only-dark``) and figures.css its link,
+    so neither its file is fetched (the images load lazily) nor its link
+    reached with the keyboard.
     """
     alt_text = escape(alt, quote=True)
     wide, narrow, _ = sizes.layouts()
@@ -56,7 +59,7 @@ def image_pair(files: FigureFiles, alt: str, sizes: Sizes) -> str:
     for name, src, narrow_src in (("light", files.svg, files.narrow_svg),
                                   ("dark", files.dark_svg, files.narrow_dark_svg)):
         pictures.append(
-            f'<a class="fpsum-figure__open fpsum-figure__open--{name}" href="{ROOT}{src}" '
+            f'<a class="fpsum-figure__open fpsum-figure__open--{name}" href="{ROOT}{files.svg}" '
             f'title="Open the figure on its own, large">'
             f'<picture><source media="{NARROW_MEDIA}" srcset="{ROOT}{narrow_src}" width="{narrow_width}" '
             f'height="{narrow_height}">'
