@@ -316,20 +316,20 @@ def test_the_dark_svg_is_the_light_one_in_the_dark_palettes_colours() -> None:
 def test_a_colour_outside_the_tables_or_a_raster_image_stops_the_render() -> None:
     """The dark figure cannot be made from such a light one by swapping colours: the build says which figure."""
 
-    def stray_colour(palette: Palette) -> Figure:
-        fig, ax = plt.subplots(figsize=(4.0, 3.0), layout="constrained")
+    def stray_colour(palette: Palette, layout: Layout) -> Figure:
+        fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
         ax.plot([0, 1], [0, 1], color="#123456")
         return fig
 
-    def raster(palette: Palette) -> Figure:
-        fig, ax = plt.subplots(figsize=(4.0, 3.0), layout="constrained")
+    def raster(palette: Palette, layout: Layout) -> Figure:
+        fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
         ax.imshow(np.eye(3), cmap="gray")
         return fig
 
     with pytest.raises(mpl.RecolourError, match=r"'stray'.*#123456 has no dark counterpart"):
-        mpl.render(stray_colour, "stray")
+        mpl.render(stray_colour, "stray", SMALL)
     with pytest.raises(mpl.RecolourError, match=r"'raster'.*raster image"):
-        mpl.render(raster, "raster")
+        mpl.render(raster, "raster", SMALL)
     assert not plt.get_fignums()
 
 
@@ -482,8 +482,9 @@ def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> No
 def test_checked_figures_are_checked_at_their_own_size() -> None:
     """A figure of the real size (not a thumbnail) is what the checker measures: its dpi is the figure's."""
     wide = spacing.SIZES.layouts()[0]
-    with plt.rc_context(mpl.SVG_RC):
+    with plt.rc_context(mpl.SVG_RC | {"font.size": wide.font_pt}):  # as render draws it
         fig = _spacing(LIGHT, wide)
+        mpl.style_axes(fig, LIGHT)
     try:
         width, height = fig.get_size_inches()
         assert (width, height) == spacing.SIZES.wide
