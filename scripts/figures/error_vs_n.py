@@ -237,8 +237,9 @@ def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> tuple[str
     listed = ", ".join(drawn[:-1]) + f" and {drawn[-1]}" if len(drawn) > 1 else "".join(drawn)
     lead = (f"Relative error against n in {labels}, for uniform inputs in [0, 1): the median over "
             f"{params.trials} seeded trials.")
-    more = (f"The line is the median, the 10-90 % band the {shade}. Dashed: the worst-case "
-            f"bound{'s' if len(drawn) > 1 else ''} {listed}; dotted: √n·u, the typical size for random data. "
+    more = (f"The line is the median, the 10-90 % band the {shade}. Dashed (each its own dash, named in the "
+            f"legend): the worst-case bound{'s' if len(drawn) > 1 else ''} {listed}; dotted: √n·u, the typical "
+            "size for random data. "
             "A marker on the grey strip at the bottom, one row per method: the median trial was exact (error 0). "
             "Lines join inexact medians only, and a band is left out where a tenth or more of the trials "
             "were exact.")
