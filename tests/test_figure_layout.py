@@ -409,8 +409,6 @@ CHEAP: dict[str, tuple[Draw, Sizes]] = {"error-vs-n": (_error_vs_n, error_vs_n.s
                                         "blocked": (_blocked, blocked.SIZES)}
 """The static figures drawn here, with their sizes; error-vs-n-fp32 (a sweep of 48 million inputs) and the
 rest are checked by the build (``test_every_static_figure_of_the_build_passed_the_check``)."""
-LEGACY: dict[str, Callable[[Palette], Figure]] = {}
-"""Figures still drawn in one layout (issue 24 gives them a narrow one)."""
 
 
 HASHED_ID = re.compile(rb"\b[mph][0-9a-f]{10}\b")
@@ -438,20 +436,6 @@ def test_a_real_figure_is_legible_and_its_dark_svgs_are_its_dark_drawings(figure
         assert files[dark] != files[light]
 
 
-@pytest.mark.parametrize("figure_id", LEGACY)
-def test_a_figure_in_one_layout_is_legible_and_its_dark_svg_is_its_dark_drawing(figure_id: str) -> None:
-    files = mpl.render_legacy(LEGACY[figure_id], figure_id)
-    with plt.rc_context(mpl.SVG_RC):
-        fig = LEGACY[figure_id](DARK)
-        try:
-            mpl.style_axes(fig, DARK)
-            drawn = mpl.svg_bytes(fig)
-        finally:
-            plt.close(fig)
-    recoloured = files[FigureFiles.of(figure_id).dark_svg]
-    assert HASHED_ID.sub(b"id", recoloured) == HASHED_ID.sub(b"id", drawn)
-
-
 def test_race_slides_are_legible() -> None:
     """The races' slide PNGs are drawn by ``races.race_png`` through ``mpl.slide_png``, which raises on a
     collision or a text too small: each race's makes a 1920 x 1080 PNG with text of 24 px or more.
@@ -474,8 +458,8 @@ def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> No
     the figures not drawn above included; here: each such figure of the registry is in the site.
     """
     static = [record.id for record in registry()
-              if getattr(sys.modules[record.build.__module__], "render", None) in (mpl.render, mpl.render_legacy)]
-    assert set(CHEAP) | set(LEGACY) | {"error-vs-n-fp32"} <= set(static)
+              if getattr(sys.modules[record.build.__module__], "render", None) is mpl.render]
+    assert set(CHEAP) | {"error-vs-n-fp32"} <= set(static)
     for figure_id in static:
         files = FigureFiles.of(figure_id)
         assert (site_dir / files.svg).is_file() and (site_dir / files.dark_svg).is_file(), figure_id

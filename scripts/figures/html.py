@@ -83,17 +83,3 @@ def static_fragment(figure_id: str, sizes: Sizes, alt: str, caption: str, more: 
     html = figure_html(figure_id, body, caption, static_downloads(files), more=more)
     return {files.fragment: html.encode()}
 
-
-def legacy_fragment(figure_id: str, size: tuple[float, float], alt: str, caption: str) -> dict[str, bytes]:
-    """The fragment of a figure drawn by :func:`figures.mpl.render_legacy`, one layout at ``size`` inches:
-    an image per palette.  To be removed once every builder uses :func:`static_fragment`.
-    """
-    files = FigureFiles.of(figure_id)
-    alt_text = escape(alt, quote=True)
-    width, height = round(size[0] * 100), round(size[1] * 100)
-    body = "\n".join(
-        f'<img src="{ROOT}{src}#only-{name}" alt="{alt_text}" width="{width}" height="{height}" '
-        f'loading="lazy" decoding="async">'
-        for name, src in (("light", files.svg), ("dark", files.dark_svg)))
-    downloads = {"SVG": files.svg, "SVG (dark)": files.dark_svg, "PNG (1920 px)": files.png, "CSV data": files.csv}
-    return {files.fragment: figure_html(figure_id, body, caption, downloads).encode()}

@@ -665,23 +665,3 @@ def text_sizes_json(texts: dict[str, Any]) -> bytes:
     """``<id>-text.json``: each layout's record (:func:`render`, :func:`slide_png`), by layout name."""
     return (json.dumps(texts, indent=1, ensure_ascii=False) + "\n").encode()
 
-
-def render_legacy(draw: Callable[[Palette], Figure], figure_id: str) -> dict[str, bytes]:
-    """The one-layout render of a builder not yet given a narrow layout (issue 24): its light and dark SVG
-    and a slide PNG 1920 px wide, from ``draw(palette)``.  To be removed once every builder uses :func:`render`.
-    """
-    paths = FigureFiles.of(figure_id)
-    with plt.rc_context(SVG_RC):
-        fig = draw(LIGHT)
-        try:
-            style_axes(fig, LIGHT)
-            svg = svg_bytes(fig)
-            fig.set_layout_engine("none")
-            check_layout(fig, figure_id, LIGHT)
-            try:
-                dark = dark_svg(svg)
-            except RecolourError as error:
-                raise RecolourError(f"figure {figure_id!r}: {error}") from None
-            return {paths.svg: svg, paths.png: png_bytes(fig), paths.dark_svg: dark}
-        finally:
-            plt.close(fig)
