@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullFormatter
 
 import fpsum
 
@@ -18,8 +19,10 @@ from .looks import LOOKS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number, significant
+from .variants import Layout, Sizes
 
-SIZE = (7.0, 4.2)
+SIZES = Sizes(wide=(7.0, 4.2), narrow=(4.5, 5.0))
+"""Inches; the narrow plot labels every fourth power of two and stacks its legend in two columns."""
 
 
 @dataclass(frozen=True)
@@ -82,9 +85,9 @@ def bound(params: BlockedParams, fmt: fpsum.Format, blocks: np.ndarray) -> np.nd
     return (blocks + params.n / blocks) * fmt.unit_roundoff
 
 
-def draw(result: Result, params: BlockedParams, palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
-    fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
+def draw(result: Result, params: BlockedParams, palette: Palette, layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
+    fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
     low, mid, high = np.percentile(result.errors, [10, 50, 90], axis=0)
     ax.fill_between(result.blocks, low, high, color=LOOKS["blocked"].colour(palette), alpha=0.2, lw=0)
     method_line(ax, "blocked", result.blocks, mid, palette, markevery=1, ms=5,
@@ -97,22 +100,27 @@ def draw(result: Result, params: BlockedParams, palette: Palette) -> Figure:
                     label=f"{LOOKS[method].label} (median)")
     ax.axvline(np.sqrt(params.n), color=palette.muted, lw=0.8, ls=":")
     ax.annotate("b = √n", (np.sqrt(params.n), 0), xycoords=("data", "axes fraction"), xytext=(3, 4),
-                textcoords="offset points", fontsize=8, color=palette.muted)
+                textcoords="offset points", color=palette.muted)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    if layout.narrow:  # every fourth power of two labelled: eight labels of 2ⁿ do not fit across a phone
+        ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(0, params.n.bit_length(), 4)]))
+        ax.xaxis.set_minor_locator(FixedLocator([float(b) for b in result.blocks]))
+        ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(f"block size b ({number(params.n)} inputs)")
     ax.set_ylabel("relative error")
-    ax.set_title(f"Blocked summation in {result.fmt.label}", fontsize=11)
+    ax.set_title(f"Blocked summation in {result.fmt.label}", fontsize="large")
     ax.grid(True, color=palette.grid, lw=0.6)
     # Below the plot: inside it, the naive and pairwise lines cross the whole width and the bound most of it.
-    fig.legend(*ax.get_legend_handles_labels(), frameon=False, fontsize=8, loc="outside lower center", ncols=4)
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, loc="outside lower center",
+               ncols=2 if layout.narrow else 4)
     return fig
 
 
 def build(figure_id: str, params: BlockedParams) -> Built:
     """The figure, its CSV and fragment, and its numbers (block sizes and median errors)."""
     result = compute(params)
-    files = render(lambda palette: draw(result, params, palette), figure_id)
+    files = render(lambda palette, layout: draw(result, params, palette, layout), figure_id, SIZES)
     medians = np.median(result.errors, axis=0)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -140,9 +148,11 @@ def build(figure_id: str, params: BlockedParams) -> Built:
            f"{result.fmt.label} against the block size b: the median error is {numbers['naive_error']} "
            f"for naive summation, falls to {numbers['best_error']} at b = {numbers['best_b']} "
            f"(pairwise: {numbers['pairwise_error']}), and the bound (b + n/b)u is smallest at b = √n.")
-    caption = (f"Relative error of blocked summation (naive within blocks of b, then naive over the block sums) "
-               f"for {number(params.n)} uniform inputs in {result.fmt.label}: median and 10-90 % band over "
-               f"{params.trials} trials; dashed: the first-order bound (b + n/b)u, smallest at b = √n (dotted), where "
-               "the two terms are equal; horizontal lines: naive and pairwise summation of the same inputs. ")
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+    caption = (f"Relative error of blocked summation of {number(params.n)} uniform inputs in {result.fmt.label} "
+               f"against the block size b: the median over {params.trials} trials.")
+    more = ("Blocked summation sums naively within blocks of b inputs, then naively over the block sums. The line "
+            "is the median, the shade the 10-90 % band; dashed: the first-order bound (b + n/b)u, smallest at "
+            "b = √n (dotted), where the two terms are equal; horizontal lines: naive and pairwise summation of the "
+            "same inputs.")
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=numbers)

@@ -48,12 +48,14 @@ from .looks import LOOKS, MARKERS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number, scientific, significant, superscript
+from .variants import Layout, Sizes
 
 METHODS: tuple[fpsum.Method, ...] = ("naive", "pairwise", "kahan", "neumaier", "sumtwo", "sumk", "correct")
 ORDER_OF = {"naive": 1, "pairwise": 1, "kahan": 1, "neumaier": 2, "sumtwo": 2, "sumk": 0, "correct": 0}
 """The power of u that a method's error is roughly proportional to times kappa (SumK's is K, set at run time;
 the correctly rounded sum's error does not grow)."""
-SIZE = (10.4, 4.9)
+SIZES = Sizes(wide=(9.2, 5.2), narrow=(4.5, 10.2))
+"""Inches: the panels side by side, or stacked on a phone."""
 LOST = 1.0
 """A median relative error of 100 %: not one correct digit."""
 STRIP_ROW = 2.5
@@ -206,7 +208,7 @@ def _exact_strip(ax: Axes, panel: Panel, base: float, palette: Palette) -> float
     bottom = base / STRIP_ROW ** (len(exact) + 1)
     ax.axhspan(bottom, base / STRIP_ROW**0.5, color=palette.grid, alpha=0.6, lw=0, zorder=0)
     ax.annotate("exact (error 0)", (0.02, base / STRIP_ROW ** ((len(exact) + 1) / 2)),
-                xycoords=ax.get_yaxis_transform(), ha="left", va="center", fontsize=8, color=palette.muted)
+                xycoords=ax.get_yaxis_transform(), ha="left", va="center", color=palette.muted)
     return bottom
 
 
@@ -216,7 +218,7 @@ def _power_of_ten(value: float, _: object) -> str:
     return "1" if exponent == 0 else "10" + superscript(exponent)
 
 
-def _panel(ax: Axes, panel: Panel, params: ConditioningParams, palette: Palette) -> None:
+def _panel(ax: Axes, panel: Panel, params: ConditioningParams, palette: Palette, layout: Layout) -> None:
     fmt = panel.fmt
     u = fmt.unit_roundoff
     right = float(10 ** np.ceil(np.log10(panel.centres[-1])))
@@ -236,28 +238,38 @@ def _panel(ax: Axes, panel: Panel, params: ConditioningParams, palette: Palette)
     base = float(10 ** np.floor(np.log10(min(floor, u) / 2)))  # the lowest decade drawn
     ax.set_ylim(_exact_strip(ax, panel, base, palette), 10.0)
     ax.axhline(LOST, color=palette.muted, lw=0.8, ls="--", zorder=1)
-    ax.set_title(f"{fmt.label}, n = {params.n} (u = 2{superscript(-fmt.precision)})", fontsize=11)
-    ax.set_xlabel("κ = Σ|xᵢ| / |Σxᵢ|, condition number of the sum")
+    ax.set_title(f"{fmt.label}, n = {params.n} (u = 2{superscript(-fmt.precision)})")
     ax.grid(True, which="major", color=palette.grid, lw=0.6)
     lowest = round(math.log10(base))
     step = max(1, math.ceil(-lowest / 6))
     ax.yaxis.set_major_locator(FixedLocator([10.0**d for d in range(0, lowest - 1, -step)]))  # none in the strip
-    ax.xaxis.set_major_locator(LogLocator(base=10, numticks=8))
+    ax.xaxis.set_major_locator(LogLocator(base=10, numticks=5 if layout.narrow else 8))
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_minor_locator(NullLocator())
         axis.set_major_formatter(FuncFormatter(_power_of_ten))  # plain text: mathtext labels cost seconds
 
 
-def draw(panels: dict[str, Panel], params: ConditioningParams, palette: Palette) -> Figure:
-    """The figure in one palette: one panel per drawn format; the caller saves and closes it."""
-    fig, axes = plt.subplots(1, len(params.formats), figsize=SIZE, layout="constrained", squeeze=False)
-    for ax, name in zip(axes[0], params.formats):
-        _panel(ax, panels[name], params, palette)
-    axes[0, 0].set_ylabel("relative error |ŝ − s| / |s|")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
+def draw(panels: dict[str, Panel], params: ConditioningParams, palette: Palette, layout: Layout) -> Figure:
+    """The figure in one palette and layout: one panel per drawn format (stacked on a phone); the caller
+    saves and closes it.
+    """
+    shape = (len(params.formats), 1) if layout.narrow else (1, len(params.formats))
+    fig, axes = plt.subplots(*shape, figsize=layout.size, layout="constrained", squeeze=False)
+    flat = list(axes.flat)
+    for ax, name in zip(flat, params.formats):
+        _panel(ax, panels[name], params, palette, layout)
+        if layout.narrow:
+            ax.set_ylabel("relative error")
+    if layout.narrow:
+        flat[-1].set_xlabel("condition number κ = Σ|xᵢ| / |Σxᵢ|")
+    else:
+        for ax in flat:
+            ax.set_xlabel("κ = Σ|xᵢ| / |Σxᵢ|, condition number of the sum")
+        flat[0].set_ylabel("relative error |ŝ − s| / |s|")
+    handles, labels = flat[0].get_legend_handles_labels()
     handles.append(Line2D([], [], color=palette.muted, lw=1.0, ls=":"))
-    labels.append("worst-case bound (in the method's colour)")
-    fig.legend(handles, labels, loc="outside lower center", ncols=4, frameon=False, fontsize=9)
+    labels.append("bound (method's colour)" if layout.narrow else "worst-case bound (in the method's colour)")
+    fig.legend(handles, labels, loc="outside lower center", ncols=2 if layout.narrow else 4, frameon=False)
     return fig
 
 
@@ -343,7 +355,7 @@ def headline(panels: dict[str, Panel], params: ConditioningParams) -> NestedNumb
 def build(figure_id: str, params: ConditioningParams) -> Built:
     """The figure, its CSV and fragment, and the quoted numbers."""
     panels = compute(params)
-    files = render(lambda palette: draw(panels, params, palette), figure_id)
+    files = render(lambda palette, layout: draw(panels, params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(panels, params)
     drawn = [panels[name] for name in params.formats]
     labels = " and ".join(p.fmt.label for p in drawn)
@@ -359,11 +371,12 @@ def build(figure_id: str, params: ConditioningParams) -> Built:
            "in proportion to κ, those of Neumaier and Sum2 (the same line) like κ times u squared, SumK's like "
            "κ times u cubed, while the correctly rounded sum stays below u: " + "; ".join(said) + ".")
     caption = (f"Relative error of sums of {params.n} terms in {labels} against their condition number "
-               "κ = Σ|xᵢ| / |Σxᵢ|: sums drawn for a chosen κ after Ogita, Rump and Oishi (2005), "
-               f"{params.trials} per target, the median error in bins of half a decade of the achieved κ. "
-               f"SumK with K = {params.folds}. Neumaier and Sum2 give the same bits, so their lines coincide. "
-               "Dotted, in each method's colour: its worst-case bound, κ times a constant (Neumaier's is "
-               "Sum2's; Kahan's, (2u + O(nu²))κ, has no line); dashed: 100 %, where a line ends (no correct "
-               "digit). A marker on the grey strip at the bottom: the median sum of that bin was exact (error 0). ")
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+               "κ = Σ|xᵢ| / |Σxᵢ|: the median error in bins of half a decade of κ.")
+    more = (f"Sums drawn for a chosen κ after Ogita, Rump and Oishi (2005), {params.trials} per target, binned "
+            f"by the κ they achieved. SumK with K = {params.folds}. Neumaier and Sum2 give the same bits, so "
+            "their lines coincide. "
+            "Dotted, in each method's colour: its worst-case bound, κ times a constant (Neumaier's is "
+            "Sum2's; Kahan's, (2u + O(nu²))κ, has no line); dashed: 100 %, where a line ends (no correct "
+            "digit). A marker on the grey strip at the bottom: the median sum of that bin was exact (error 0).")
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=headline(panels, params))

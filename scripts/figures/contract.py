@@ -8,8 +8,10 @@ A *record* is one thing the build makes, named by its id: a figure
 (``bounds``).  Its id names
 
 - its files: ``figures/<id>.svg`` (the light or only SVG, the default
-  download), ``figures/<id>-dark.svg``, ``figures/<id>.png`` (a slide) and
-  ``figures/<id>.csv`` (its data);
+  download), ``figures/<id>-dark.svg``, the narrow layout of a static plot
+  ``figures/<id>-narrow.svg`` and ``figures/<id>-narrow-dark.svg``,
+  ``figures/<id>.png`` (a slide), ``figures/<id>.csv`` (its data) and
+  ``figures/<id>-text.json`` (the smallest text of each layout, as drawn);
 - its page fragment, ``_fragments/<id>.html``, which a page places with a
   paragraph holding only ``{{ figure <id> }}``;
 - its numbers: a page writes ``{{ <id>.<key> }}``, where ``<key>`` is the
@@ -58,22 +60,28 @@ class FigureFiles:
     """The site paths of a record's files, all named by its id (``FigureFiles.of("spacing").png``).
 
     ``svg`` is the light (or only) SVG and the default download; ``dark_svg``
-    the dark-palette SVG of a static plot; ``png`` the slide (light palette);
-    ``csv`` the data; ``fragment`` the page fragment the hook consumes.
+    the dark-palette SVG of a static plot; ``narrow_svg`` and
+    ``narrow_dark_svg`` its narrow (phone) layout in both palettes; ``png``
+    the slide (light palette); ``csv`` the data; ``text_sizes`` the smallest
+    text of each layout (JSON); ``fragment`` the page fragment the hook consumes.
     """
 
     svg: str
     dark_svg: str
+    narrow_svg: str
+    narrow_dark_svg: str
     png: str
     csv: str
+    text_sizes: str
     fragment: str
 
     @classmethod
     def of(cls, record_id: str) -> FigureFiles:
         """The paths of record ``record_id``."""
         stem = f"{FIGURES_DIR}/{record_id}"
-        return cls(svg=f"{stem}.svg", dark_svg=f"{stem}-dark.svg", png=f"{stem}.png", csv=f"{stem}.csv",
-                   fragment=f"{FRAGMENTS_DIR}/{record_id}.html")
+        return cls(svg=f"{stem}.svg", dark_svg=f"{stem}-dark.svg", narrow_svg=f"{stem}-narrow.svg",
+                   narrow_dark_svg=f"{stem}-narrow-dark.svg", png=f"{stem}.png", csv=f"{stem}.csv",
+                   text_sizes=f"{stem}-text.json", fragment=f"{FRAGMENTS_DIR}/{record_id}.html")
 
 
 def check_id(record_id: str) -> str:

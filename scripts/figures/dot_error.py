@@ -16,6 +16,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullFormatter
 
 import fpsum
 from fpsum.dot import exact_products, sum_products
@@ -29,8 +30,10 @@ from .looks import Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number, significant
+from .variants import Layout, Sizes
 
-SIZE = (7.6, 6.6)
+SIZES = Sizes(wide=(8.0, 7.2), narrow=(4.5, 13.4))
+"""Inches: two by two panels (a row per kind of input), or on a phone the four in one column."""
 KINDS = ("uniform", "normal")
 ACCUMULATORS = ("naive", "wide", "truncated", "promoted")
 """Lines of each panel: the input format's own accumulator (the naive method's look), FP32 (the wide
@@ -132,13 +135,13 @@ def label(name: str, panel: Panel, params: DotErrorParams) -> str:
     }[name]
 
 
-def _panel(ax: Axes, panel: Panel, params: DotErrorParams, palette: Palette) -> None:
+def _panel(ax: Axes, panel: Panel, params: DotErrorParams, palette: Palette, layout: Layout) -> None:
     ks = panel.ks
     u = panel.fmt.unit_roundoff
     gamma = np.array([fpsum.gamma(int(k), u) for k in ks.tolist()])
     bound = gamma * np.median(panel.kappa, axis=0)
     ax.plot(ks, np.where(bound < Y_TOP, bound, np.nan), color=palette.muted, lw=1, ls="--", zorder=1,
-            label="γ$_K$·κ bound (input-format accumulator)")
+            label="bound γ_K·κ (input-format accumulator)")  # as the caption writes it; mathtext draws it small
     for name in ACCUMULATORS:
         median = np.median(panel.errors[name], axis=0)
         # An exact median (error 0) has no place on a log axis: the line starts where the error does.
@@ -148,22 +151,28 @@ def _panel(ax: Axes, panel: Panel, params: DotErrorParams, palette: Palette) -> 
     ax.set_yscale("log")
     ax.set_xlim(ks[0], ks[-1])
     ax.set_ylim(Y_BOTTOM, Y_TOP)
-    ax.set_title(f"{panel.fmt.label} inputs, {fpsum.INPUT_LABELS[panel.kind]}", fontsize=10)  # type: ignore[index]
+    ax.set_title(f"{panel.fmt.label} inputs, {fpsum.INPUT_LABELS[panel.kind]}")  # type: ignore[index]
     ax.grid(True, which="major", color=palette.grid, lw=0.6)
+    if layout.narrow:  # every other power of two labelled
+        ax.xaxis.set_major_locator(FixedLocator([2.0**e for e in range(0, int(np.log2(ks[-1])) + 1, 2)]))
+        ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def draw(panels: list[Panel], params: DotErrorParams, palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
+def draw(panels: list[Panel], params: DotErrorParams, palette: Palette, layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
     rows, cols = len(params.kinds), len(params.formats)
-    fig, axes = plt.subplots(rows, cols, figsize=SIZE, sharex=True, sharey=True, layout="constrained", squeeze=False)
+    if layout.narrow:
+        rows, cols = rows * cols, 1
+    fig, axes = plt.subplots(rows, cols, figsize=layout.size, sharex=True, sharey=True, layout="constrained",
+                             squeeze=False)
     for ax, panel in zip(axes.ravel(), panels):
-        _panel(ax, panel, params, palette)
+        _panel(ax, panel, params, palette, layout)
     for ax in axes[-1]:
         ax.set_xlabel("K, length of the dot product")
     for ax in axes[:, 0]:
         ax.set_ylabel("relative error")
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False, fontsize=8)
+    fig.legend(handles, labels, loc="outside lower center", ncols=1 if layout.narrow else 2, frameon=False)
     return fig
 
 
@@ -206,7 +215,7 @@ def headline(panels: list[Panel], params: DotErrorParams) -> NestedNumbers:
 def build(figure_id: str, params: DotErrorParams) -> Built:
     """The figure, its CSV and fragment, and the quoted numbers."""
     panels = compute(params)
-    files = render(lambda palette: draw(panels, params, palette), figure_id)
+    files = render(lambda palette, layout: draw(panels, params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(panels, params)
     formats = " and ".join(fpsum.get_format(f).label for f in params.formats)
     alt = (f"Four log-log panels of the relative error of a dot product against its length K, up to "
@@ -217,11 +226,11 @@ def build(figure_id: str, params: DotErrorParams) -> Built:
            "input-format accumulator's error grows to tens of per cent and the truncating one to several per "
            "cent, while promotion and FP32 stay far below.")
     caption = (f"Relative error |ŝ − s| / |s| of the dot product s = xᵀy of K pairs of {formats} inputs, "
-               f"median over {params.trials} seeded trials. The products are summed in the input format "
-               f"(rounded to nearest), in FP32, or by a model of a hardware accumulator that keeps "
-               f"{params.bits} bits and truncates, adding {params.hw_block} products at a time, without and "
-               f"with promotion into FP32 every {params.promote_every} products. Dashed: the worst-case bound "
-               "γ_K·κ of the input-format accumulator, κ = |x|ᵀ|y| / |xᵀy| (median), left out above 10. A line "
-               "starts where its median error stops being 0 (an exact result). ")
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+               f"median over {params.trials} seeded trials, for four ways to accumulate the products.")
+    more = (f"The products are summed in the input format (rounded to nearest), in FP32, or by a model of a "
+            f"hardware accumulator that keeps {params.bits} bits and truncates, adding {params.hw_block} products "
+            f"at a time, without and with promotion into FP32 every {params.promote_every} products. Dashed: the "
+            "worst-case bound γ_K·κ of the input-format accumulator, κ = |x|ᵀ|y| / |xᵀy| (median), left out "
+            "above 10. A line starts where its median error stops being 0 (an exact result).")
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=headline(panels, params))

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FixedLocator, NullLocator
+from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
 import fpsum
 from fpsum.methods import Method
@@ -28,25 +28,26 @@ from .html import static_fragment
 from .looks import LOOKS, MARKERS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
-from .text import number, significant
+from .text import number, significant, superscript
+from .variants import Layout, Sizes
 
 Y_TOP = 40.0
 """Top of the y axis: a decade of room above the worst-case line's value at the stall (2) for the labels."""
-LABEL_PT = 8
-"""Font size of the labels inside the panels."""
 STRIP_ROW = 10**0.35
 """The exact strip holds one row of markers per method, each row this factor below the one above."""
 SHARED_BAND = "kahan"
 """Kahan's band lies on pairwise's (both stay near u): it is hatched, the others are shaded."""
 WORST_CASE = {"naive": "(n−1)u", "pairwise": "⌈log₂n⌉u", "kahan": "2u"}
 """The first-order worst-case bound of each method that has one, for non-negative data, relative."""
-BOUND_OF = {method: f"{formula} {LOOKS[method].label}" for method, formula in WORST_CASE.items()}
+BOUND_OF = {method: f"{formula}, {LOOKS[method].label} bound" for method, formula in WORST_CASE.items()}
 """The label of each bound's line."""
-RANDOM = "√n·u random"
+RANDOM = "√n·u, random data"
+BOUND_DASH: dict[str, str | tuple[float, tuple[float, ...]]] = {
+    BOUND_OF["naive"]: "--", BOUND_OF["pairwise"]: "-.", BOUND_OF["kahan"]: (0, (7.0, 1.5, 1.5, 1.5, 1.5, 1.5)),
+    RANDOM: ":"}
+"""The dash of each bound's line (all in the muted colour): the legend tells them apart."""
 GROWTH_FROM = 256
 """The n from which ``growth``, each median's growth up to ``n_max``, is measured (a point of every grid)."""
-ROOM_OCTAVES = 3.0
-"""Bound labels go at the right edge if this many octaves lie right of the stall, else just left of the stall."""
 
 
 @dataclass(frozen=True)
@@ -118,35 +119,17 @@ def strip_rows(floor: float, methods: int) -> np.ndarray:
     return np.asarray(floor / STRIP_ROW ** np.arange(methods), dtype=np.float64)
 
 
-def _label_x(ns: np.ndarray, stall_n: int) -> tuple[float, float]:
-    """Where labels at the right of a panel end: the right edge, or left of the stall line if it is too near
-    the edge; and the offset in points from there.
-    """
-    if stall_n <= ns[-1] and np.log2(ns[-1] / stall_n) < ROOM_OCTAVES:
-        return float(stall_n), -5.0
-    return float(ns[-1]), -2.0
-
-
-def _panel(ax: Axes, sweep: fpsum.Sweep, floor: float, palette: Palette) -> None:
+def _panel(ax: Axes, sweep: fpsum.Sweep, floor: float, palette: Palette, layout: Layout) -> None:
     fmt = sweep.fmt
     ns = sweep.ns
     methods = tuple(sweep.errors)
     stall_n = int(2 * fmt.stall_point)  # uniform inputs average 1/2: the sum reaches 2**p near n = 2**(p+1)
-    label_x, label_dx = _label_x(ns, stall_n)
     rows = strip_rows(floor, len(methods))
+    # The bounds are told apart by their dashes, named in the legend: a label on a line would sit where
+    # the naive line climbs after its stall, in the narrow panels as in the wide ones.
     for name, values in bounds(fmt, ns, methods).items():
-        ax.plot(ns, np.where(values > 0, values, np.nan), color=palette.muted, lw=1,
-                ls=":" if name == RANDOM else "--", zorder=1)
-        if name == BOUND_OF["naive"]:
-            # The steep worst case is labelled on its own line, above and left of where it is 1/8:
-            # nothing is drawn above it (the stall label sits higher, where the line has passed 2).
-            at = (8 * fmt.unit_roundoff) ** -1 + 1
-            ax.annotate(name, (at, 0.125), xytext=(-3, 3), textcoords="offset points", ha="right", va="bottom",
-                        fontsize=LABEL_PT, color=palette.muted)
-        else:
-            y = float(np.interp(np.log2(label_x), np.log2(ns), values))
-            ax.annotate(name, (label_x, y), xytext=(label_dx, 3), textcoords="offset points", ha="right",
-                        va="bottom", fontsize=LABEL_PT, color=palette.muted)
+        ax.plot(ns, np.where(values > 0, values, np.nan), color=palette.muted, lw=1, ls=BOUND_DASH[name],
+                label=name, zorder=1)
     for row, method in zip(rows, methods):
         look, colour = LOOKS[method], LOOKS[method].colour(palette)
         errors = sweep.errors[method]
@@ -161,44 +144,60 @@ def _panel(ax: Axes, sweep: fpsum.Sweep, floor: float, palette: Palette) -> None
         exact = mid == 0  # at least half the trials exact: a marker on the method's row of the strip
         ax.plot(ns[exact], np.full(int(exact.sum()), row), ls="none", marker=MARKERS[look.marker].matplotlib,
                 ms=4.5, color=colour, markeredgecolor=palette.background, markeredgewidth=0.6, zorder=3)
-    if stall_n <= ns[-1]:
-        ax.axvline(stall_n, color=LOOKS["naive"].colour(palette), lw=1, alpha=0.6, zorder=1)
-        # Above the worst-case line, which reaches 2 just at the stall: nothing else is drawn there.
-        ax.annotate(f"naive stalls at {number(fmt.stall_point)} (n ≈ {number(stall_n)})", (stall_n, 2.0),
-                    xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom", fontsize=LABEL_PT,
-                    color=LOOKS["naive"].colour(palette))
     bottom, top = rows[-1] / STRIP_ROW, floor * STRIP_ROW
+    if stall_n <= ns[-1]:
+        # Down to the strip, not through it: its label is at the right, where a late stall would cross it.
+        above = float(np.log(top / bottom) / np.log(Y_TOP / bottom))
+        ax.axvline(stall_n, ymin=above, color=LOOKS["naive"].colour(palette), lw=1, alpha=0.6, zorder=1)
+        # Above the worst-case line, which reaches 2 just at the stall: nothing else is drawn there.
+        said = f"naive stalls at {number(fmt.stall_point)}"
+        ax.annotate(said if layout.narrow else f"{said} (n ≈ {number(stall_n)})", (stall_n, 2.0),
+                    xytext=(-4, 4), textcoords="offset points", ha="right", va="bottom",
+                    color=LOOKS["naive"].colour(palette))
     ax.axhspan(bottom, top, color=palette.grid, alpha=0.6, lw=0, zorder=0)
-    ax.annotate("exact (error 0)", (label_x, float(np.sqrt(bottom * top))), xytext=(label_dx, 0),
-                textcoords="offset points", ha="right", va="center", fontsize=LABEL_PT, color=palette.muted)
+    ax.annotate("exact (error 0)", (float(ns[-1]), float(np.sqrt(bottom * top))), xytext=(-3, 0),
+                textcoords="offset points", ha="right", va="center", color=palette.muted)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlim(2**-0.3, ns[-1])  # room for the whole of the markers at n = 1
+    ax.set_xlim(2**-0.3, ns[-1] * 2**0.3)  # room for the whole of the markers at n = 1, and the last tick label
     ax.set_ylim(bottom, Y_TOP)
     # Decades above the strip only: inside it the height is a row, not a value.
     decades = np.arange(0, np.floor(np.log10(top)), -2)
     ax.yaxis.set_major_locator(FixedLocator([10.0**d for d in decades.tolist()]))
     ax.yaxis.set_minor_locator(NullLocator())
-    ax.set_title(f"{fmt.label} (u = 2$^{{-{fmt.precision}}}$)", fontsize=11)
-    ax.set_xlabel("n, number of inputs summed")
+    ax.set_title(f"{fmt.label} (u = 2{superscript(-fmt.precision)})")
     ax.grid(True, which="major", color=palette.grid, lw=0.6)
+    if layout.narrow:  # a tick every four octaves, each labelled (the minor ones left bare)
+        octaves = np.arange(0, np.log2(ns[-1]) + 1, 4)
+        ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in octaves.tolist()]))
+        ax.xaxis.set_minor_formatter(NullFormatter())
 
 
-def figsize(panels: int) -> tuple[float, float]:
-    """Inches: 5.2 per panel side by side, a single panel 7 wide; 4.4 high."""
-    return (5.2 * panels if panels > 1 else 7.0, 4.4)
+def sizes(panels: int) -> Sizes:
+    """Inches.  Wide: the panels side by side, 4.6 each (a single one 7 wide), 4.8 high; narrow: the
+    panels stacked, 3.6 high each and the legend below.
+    """
+    return Sizes(wide=(4.6 * panels if panels > 1 else 7.0, 4.8), narrow=(4.5, 1.3 + 3.6 * panels))
 
 
-def draw(sweeps: dict[str, fpsum.Sweep], palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
-    fig, axes = plt.subplots(1, len(sweeps), figsize=figsize(len(sweeps)), sharey=True, layout="constrained")
+def draw(sweeps: dict[str, fpsum.Sweep], palette: Palette, layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
+    shape = (len(sweeps), 1) if layout.narrow else (1, len(sweeps))
+    fig, axes = plt.subplots(*shape, figsize=layout.size, sharey=True, sharex=layout.narrow, layout="constrained")
     axes_list = list(np.atleast_1d(axes))
     floor = floor_for(sweeps)
     for ax, sweep in zip(axes_list, sweeps.values()):
-        _panel(ax, sweep, floor, palette)
-    axes_list[0].set_ylabel("relative error |ŝ − s| / |s|")
+        _panel(ax, sweep, floor, palette, layout)
+    for ax in axes_list[-1:] if layout.narrow else axes_list:
+        ax.set_xlabel("n, number of inputs summed")
+    for ax in axes_list if layout.narrow else axes_list[:1]:
+        ax.set_ylabel("relative error |ŝ − s| / |s|")
     handles, labels = axes_list[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=len(handles), frameon=False)
+    # The methods first, then the bounds (drawn first, under the methods).
+    order = sorted(range(len(labels)), key=lambda k: labels[k] in BOUND_DASH)
+    fig.legend([handles[k] for k in order], [labels[k] for k in order], loc="outside lower center",
+               ncols=2 if layout.narrow else 4, frameon=False,
+               **({"handlelength": 1.6, "columnspacing": 0.8, "handletextpad": 0.5} if layout.narrow else {}))
     return fig
 
 
@@ -230,18 +229,21 @@ def alt_text(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
             "and the square-root-of-n behaviour of random data dotted. " + ". ".join(parts) + ".")
 
 
-def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
-    """The figure's caption (HTML)."""
+def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> tuple[str, str]:
+    """The figure's caption (HTML): a short one, and the rest for its fold."""
     labels = " and ".join(s.fmt.label for s in sweeps.values())
     shade = f"shade; hatched for {LOOKS[SHARED_BAND].label}" if SHARED_BAND in params.methods else "shade"
     drawn = [formula for method, formula in WORST_CASE.items() if method in params.methods]
     listed = ", ".join(drawn[:-1]) + f" and {drawn[-1]}" if len(drawn) > 1 else "".join(drawn)
-    return (f"Relative error against n in {labels}, for uniform inputs in [0, 1): the median over "
-            f"{params.trials} seeded trials (line) and the 10-90 % band ({shade}). Dashed: the worst-case "
-            f"bound{'s' if len(drawn) > 1 else ''} {listed}; dotted: √n·u, the typical size for random data. "
+    lead = (f"Relative error against n in {labels}, for uniform inputs in [0, 1): the median over "
+            f"{params.trials} seeded trials.")
+    more = (f"The line is the median, the 10-90 % band the {shade}. Dashed (each its own dash, named in the "
+            f"legend): the worst-case bound{'s' if len(drawn) > 1 else ''} {listed}; dotted: √n·u, the typical "
+            "size for random data. "
             "A marker on the grey strip at the bottom, one row per method: the median trial was exact (error 0). "
             "Lines join inexact medians only, and a band is left out where a tenth or more of the trials "
-            "were exact. ")
+            "were exact.")
+    return lead, more
 
 
 def headline(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> NestedNumbers:
@@ -267,7 +269,8 @@ def headline(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> NestedNu
 def build(figure_id: str, params: ErrorVsNParams) -> Built:
     """All files of the figure (an SVG per palette, a slide PNG, the CSV, the page fragment) and its numbers."""
     sweeps = compute(params)
-    files = render(lambda palette: draw(sweeps, palette), figure_id)
+    shape = sizes(len(sweeps))
+    files = render(lambda palette, layout: draw(sweeps, palette, layout), figure_id, shape)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(sweeps)
-    files |= static_fragment(figure_id, figsize(len(sweeps)), alt_text(sweeps, params), caption(sweeps, params))
+    files |= static_fragment(figure_id, shape, alt_text(sweeps, params), *caption(sweeps, params))
     return Built(files=files, numbers=headline(sweeps, params))

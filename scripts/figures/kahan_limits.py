@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FixedLocator, NullFormatter
 
 import fpsum
 
@@ -41,8 +42,10 @@ from .looks import Palette
 from .mpl import render
 from .record import Built, Record
 from .text import number, significant
+from .variants import Layout, Sizes
 
-SIZE = (7.0, 4.2)
+SIZES = Sizes(wide=(7.0, 4.2), narrow=(4.5, 5.4))
+"""Inches; the narrow plot has its legend below it and shorter axis labels."""
 KINDS = ("uniform", "squares", "exp", "constant")
 
 
@@ -132,24 +135,34 @@ def curves(params: KahanLimitsParams, runs: Runs | None = None) -> tuple[np.ndar
     return ns, out
 
 
-def draw(ns: np.ndarray, ulps: dict[str, np.ndarray], params: KahanLimitsParams, palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
+def draw(ns: np.ndarray, ulps: dict[str, np.ndarray], params: KahanLimitsParams, palette: Palette,
+         layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
     fmt = fpsum.get_format(params.format)
-    fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
+    fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
     for kind in KINDS:
         label = None if kind != "constant" else f"constant {number(params.constant)}"
         kwargs = {"label": label} if label else {}
         input_line(ax, kind, ns, np.maximum(ulps[kind], 1e-3), palette, zorder=3, **kwargs)
     ax.axhline(1.0, color=palette.muted, lw=1, ls="--")
-    ax.annotate("one ulp", (ns[0], 1.0), xytext=(4, 4), textcoords="offset points", fontsize=8, color=palette.muted)
+    ax.annotate("one ulp", (ns[0], 1.0), xytext=(4, 4), textcoords="offset points", color=palette.muted)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlim(ns[0], ns[-1])
     ax.set_ylim(1e-3, None)
+    ax.grid(True, color=palette.grid, lw=0.6)
+    if layout.narrow:  # a label every fourth power of two; the legend below, where no line runs
+        ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(0, int(np.log2(ns[-1])) + 1, 4)]))
+        ax.xaxis.set_minor_locator(FixedLocator([2.0**k for k in range(0, int(np.log2(ns[-1])) + 1)]))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel(f"n, inputs summed ({fmt.label}, Kahan)")
+        ax.set_ylabel("worst error so far, ulps")
+        fig.legend(*ax.get_legend_handles_labels(), frameon=False, loc="outside lower center", ncols=2,
+                   handlelength=1.8, columnspacing=1.0, handletextpad=0.5)
+        return fig
     ax.set_xlabel(f"n, number of inputs summed ({fmt.label}, Kahan, every operation in {fmt.label})")
     ax.set_ylabel("worst error so far, in ulps of the exact total")
-    ax.grid(True, color=palette.grid, lw=0.6)
-    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    ax.legend(frameon=False, loc="upper left")
     return fig
 
 
@@ -222,7 +235,7 @@ def build(figure_id: str, params: KahanLimitsParams) -> Built:
     fmt = fpsum.get_format(params.format)
     runs = kahan_runs(params)
     ns, ulps = curves(params, runs)
-    files = render(lambda palette: draw(ns, ulps, params, palette), figure_id)
+    files = render(lambda palette, layout: draw(ns, ulps, params, palette, layout), figure_id, SIZES)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["kind", "n", "trials", "median_error_ulps"])
@@ -234,8 +247,10 @@ def build(figure_id: str, params: KahanLimitsParams) -> Built:
            f"for uniform inputs, squares of uniforms, exp(−3U) and the constant {number(params.constant)}: "
            f"below n = {number(2**fmt.precision)} all stay under one ulp; beyond it the constant and the skewed "
            "inputs climb past one ulp while the uniform inputs stay below it.")
-    caption = (f"Kahan's compensated sum with every operation in {fmt.label}: the largest error, in ulps of the "
-               f"exact total, of the sums of the first 1, 2, …, n inputs (median of {params.trials} seeded trials; "
-               "the constant is one run). Dashed: one ulp. ")
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+    caption = (f"Kahan's compensated sum with every operation in {fmt.label}: the largest error so far, in ulps "
+               "of the exact total, against n, for four kinds of input of one sign.")
+    more = ("Each point is the largest error of the sums of the first 1, 2, …, n inputs: a single sum can land on "
+            f"the truth by luck. The median of {params.trials} seeded trials; the constant is one run. "
+            "Dashed: one ulp.")
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=numbers(params, runs))

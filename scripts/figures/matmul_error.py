@@ -24,8 +24,10 @@ from .looks import Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number, significant
+from .variants import Layout, Sizes
 
-SIZE = (7.0, 3.9)
+SIZES = Sizes(wide=(7.0, 3.9), narrow=(4.5, 6.8))
+"""Inches: the panels side by side, or stacked on a phone (the legend below both, one entry a line)."""
 INPUTS = {"uniform01": "uniform", "uniform11": "symmetric"}
 """The CSV's names of the two kinds of input, and the model's."""
 ACCUMULATE = {"bf16": "naive", "fp32": "wide"}
@@ -97,10 +99,12 @@ def compute(params: MatmulParams) -> dict[tuple[str, str], np.ndarray]:
     return errors
 
 
-def draw(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams, palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
+def draw(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams, palette: Palette,
+         layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
     fmt = fpsum.get_format(params.format)
-    fig, axes = plt.subplots(1, len(INPUTS), figsize=SIZE, sharey=True, layout="constrained")
+    shape = (len(INPUTS), 1) if layout.narrow else (1, len(INPUTS))
+    fig, axes = plt.subplots(*shape, figsize=layout.size, sharey=True, sharex=layout.narrow, layout="constrained")
     for ax, (name, kind) in zip(axes, INPUTS.items()):
         for acc, look in ACCUMULATE.items():
             label = f"accumulate in {fpsum.get_format(acc).label}"
@@ -110,12 +114,15 @@ def draw(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams, palett
                         markevery=1)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"{fmt.label}, entries {fpsum.INPUT_LABELS[kind]}", fontsize=10)  # type: ignore[index]
-        ax.set_xlabel("K, inner dimension")
+        ax.set_title(f"{fmt.label}, entries {fpsum.INPUT_LABELS[kind]}")  # type: ignore[index]
         ax.grid(True, which="major", color=palette.grid, lw=0.6)
-    axes[0].set_ylabel("‖Ĉ − C‖_F / ‖C‖_F")
+    # Stacked panels share the x axis, labelled once under the lower one; each has its y label.
+    for ax in axes[-1:] if layout.narrow else axes:
+        ax.set_xlabel("K, inner dimension")
+    for ax in axes if layout.narrow else axes[:1]:
+        ax.set_ylabel("‖Ĉ − C‖_F / ‖C‖_F")
     handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=2, frameon=False, fontsize=8)
+    fig.legend(handles, labels, loc="outside lower center", ncols=1 if layout.narrow else 2, frameon=False)
     return fig
 
 
@@ -141,7 +148,7 @@ def headline(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams) ->
 def build(figure_id: str, params: MatmulParams) -> Built:
     """The figure, its CSV and fragment, and the quoted numbers."""
     errors = compute(params)
-    files = render(lambda palette: draw(errors, params, palette), figure_id)
+    files = render(lambda palette, layout: draw(errors, params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(errors, params)
     fmt = fpsum.get_format(params.format)
     shape = f"{params.m}×K by K×{params.n}"
@@ -150,8 +157,8 @@ def build(figure_id: str, params: MatmulParams) -> Built:
            "[0, 1) and on [−1, 1): with a BF16 accumulator the error grows with K, to tens of per cent for "
            "entries of one sign; with an FP32 accumulator it stays near BF16's own rounding of the output.")
     caption = (f"A {fmt.label} matrix product Ĉ = AB, {shape}, against the exact C: the relative Frobenius "
-               f"error ‖Ĉ − C‖_F / ‖C‖_F, median over {params.trials} seeded trials, when every product and "
-               "partial sum is rounded to BF16, and when they are kept in FP32 and only the output is rounded "
-               "to BF16. ")
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+               f"error against K, median over {params.trials} seeded trials, for two accumulators.")
+    more = (f"The error is ‖Ĉ − C‖_F / ‖C‖_F. One line has every product and partial sum rounded to {fmt.label}; "
+            f"the other keeps them in FP32 and rounds only the output to {fmt.label}.")
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=headline(errors, params))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ import numpy as np  # noqa: E402
 from matplotlib.artist import Artist  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.axis import Axis, Tick, XAxis  # noqa: E402
+from matplotlib.cbook import is_math_text  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.legend import Legend  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
@@ -37,6 +39,7 @@ from PIL import Image  # noqa: E402
 from .contract import FigureFiles  # noqa: E402
 from .looks import LIGHT, LOOKS, MARKERS, Palette, dark_colours  # noqa: E402
 from .text import superscript  # noqa: E402
+from .variants import SLIDE_PX, SLIDE_TEXT_PX, Layout, Sizes  # noqa: E402
 
 RC: dict[RcKeyType, Any] = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fpsum",
                              "lines.scale_dashes": True, "axes.titley": 1.0}
@@ -46,7 +49,7 @@ would fail the layout check."""
 SVG_RC: dict[RcKeyType, Any] = RC | {"figure.dpi": 72}
 """What :func:`render` draws with: the SVG's own 72 dots per inch, so a figure is laid out, checked and
 saved at one resolution (a drawing function that measures its texts gets what is saved)."""
-SLIDE_WIDTH_PX = 1920
+SLIDE_WIDTH_PX = SLIDE_PX[0]
 LOOK_GID = "look-"
 """A method's line carries the gid ``look-<method>-<k>``: the SVG says which method each line is (tested)."""
 
@@ -112,8 +115,10 @@ def svg_bytes(fig: Figure) -> bytes:
 def png_bytes(fig: Figure, width_px: int = SLIDE_WIDTH_PX) -> bytes:
     """PNG at slide resolution (``width_px`` wide) on white, without the software tag.
 
-    Opaque RGB, not matplotlib's RGBA: on white every alpha is 255, and leaving
-    the channel out makes the file less than half the size and quicker to compress.
+    Opaque RGB, not matplotlib's RGBA: the drawing is laid over white (a styled
+    figure's background is transparent, so a band drawn at alpha 0.2 is a
+    fifth of its colour on white, not its full colour), and leaving the
+    channel out makes the file less than half the size and quicker to compress.
     ``ValueError`` if the drawn width is not ``width_px`` (a figure too narrow to scale to it).
     """
     dpi = width_px / fig.get_figwidth()
@@ -123,7 +128,8 @@ def png_bytes(fig: Figure, width_px: int = SLIDE_WIDTH_PX) -> bytes:
     height, rest = divmod(len(pixels), 4 * width_px)
     if rest or not height:
         raise ValueError(f"the figure did not draw {width_px} pixels wide at {dpi:.2f} dpi")
-    image = Image.frombuffer("RGBA", (width_px, height), pixels, "raw", "RGBA", 0, 1).convert("RGB")
+    drawn = Image.frombuffer("RGBA", (width_px, height), pixels, "raw", "RGBA", 0, 1)
+    image = Image.alpha_composite(Image.new("RGBA", drawn.size, "white"), drawn).convert("RGB")
     buffer = io.BytesIO()
     image.save(buffer, format="png", dpi=(dpi, dpi))
     return buffer.getvalue()
@@ -519,37 +525,143 @@ def _line_name(line: Line2D) -> str:
     return f"an unlabelled {style} line".replace("  ", " ")
 
 
-def check_layout(fig: Figure, figure_id: str, palette: Palette) -> None:
-    """``LayoutError`` naming ``figure_id``, the palette and every collision :func:`collisions_as_drawn` finds
-    in ``fig`` as it was last drawn.
+def check_layout(fig: Figure, figure_id: str, palette: Palette, layout: str = "") -> None:
+    """``LayoutError`` naming ``figure_id``, the layout (if given), the palette and every collision
+    :func:`collisions_as_drawn` finds in ``fig`` as it was last drawn.
     """
     problems = collisions_as_drawn(fig)
     if problems:
-        raise LayoutError(f"figure {figure_id!r} ({palette.name} palette) is not legible: " + "; ".join(problems))
+        where = f"{layout} layout, " if layout else ""
+        raise LayoutError(f"figure {figure_id!r} ({where}{palette.name} palette) is not legible: "
+                          + "; ".join(problems))
 
 
-def render(draw: Callable[[Palette], Figure], figure_id: str) -> dict[str, bytes]:
-    """The light and dark SVG and the slide PNG (light) of ``figure_id``, from one drawing function.
+@dataclass(frozen=True)
+class SmallestText:
+    """The smallest text of a drawn figure: what it says, its kind, its font size and its box's height (points)."""
 
-    ``draw`` is called once, with the light palette.  The figure is laid out
-    and drawn by saving its SVG, then checked as drawn (:func:`check_layout`):
-    a label that collides stops the build with a message naming the figure
-    and the labels.  The dark SVG is that SVG recoloured (:func:`dark_svg`;
-    the layout does not depend on colour), and the PNG keeps the layout (it is
-    not worked out again), so what is saved is what was checked.
+    text: str
+    kind: str
+    font_pt: float
+    height_pt: float
+
+
+def smallest_text(fig: Figure, figure_id: str, layout: Layout) -> SmallestText:
+    """The smallest text ``fig`` draws, as last drawn; ``LayoutError`` for one under ``layout.font_pt``
+    (it would read under the layout's smallest size where it is shown) or in mathtext (whose sub- and
+    superscripts are drawn smaller than its font size: write them as text, ``figures.text.superscript``).
+
+    Only texts a draw shows count (:func:`drawn_labels`' rule); a figure without text gives its font size.
     """
-    paths = FigureFiles.of(figure_id)
-    with plt.rc_context(SVG_RC):
-        fig = draw(LIGHT)
+    smallest = SmallestText("", "", layout.font_pt, layout.font_pt)
+    problems = []
+    first = True
+    for text, kind, _, _ in _texts(fig, "figure text", None, None):
+        if not _annotation_drawn(text):
+            continue
+        label = Label(text.get_text(), kind, Bbox.null(), None, False)
+        size = float(text.get_fontsize())
+        if is_math_text(text.get_text()):
+            problems.append(f"{label.describe()} is mathtext, whose scripts are drawn small: write them as text")
+        if size < layout.font_pt - 1e-9:
+            problems.append(f"{label.describe()} is {size:g} pt, under the {layout.font_pt:g} pt of the layout")
+        height = float(Text.get_window_extent(text).height) * 72 / fig.dpi
+        if first or (size, height) < (smallest.font_pt, smallest.height_pt):
+            smallest = SmallestText(text.get_text(), kind, size, height)
+            first = False
+    if problems:
+        raise LayoutError(f"figure {figure_id!r} ({layout.name} layout) draws text too small: " + "; ".join(problems))
+    return smallest
+
+
+def _text_record(layout: Layout, smallest: SmallestText) -> dict[str, Any]:
+    """What ``-text.json`` says of one layout: its size and its smallest text where it is shown smallest."""
+    width_pt = layout.size[0] * 72
+    scale = layout.shown_px / width_pt  # CSS px (or a slide's pixels) per point at the narrowest it is shown
+    record: dict[str, Any] = {"size_in": list(layout.size), "shown_px": layout.shown_px,
+                              "smallest_text": smallest.text, "smallest_kind": smallest.kind,
+                              "smallest_font_pt": smallest.font_pt,
+                              "smallest_font_px": round(smallest.font_pt * scale, 3),
+                              "smallest_height_px": round(smallest.height_pt * scale, 3)}
+    if layout.name == "slide":
+        record["png_px"] = [round(layout.size[0] * scale * 72), round(layout.size[1] * scale * 72)]
+    return record
+
+
+def _draw_checked(draw: Callable[[Palette, Layout], Figure], figure_id: str, layout: Layout,
+                  ) -> tuple[Figure, bytes | None, SmallestText]:
+    """``draw`` in the light palette and ``layout``, laid out (by saving its SVG, but for a slide), checked.
+
+    The figure is returned open, its layout kept (the PNG shows what was checked); the caller closes it.
+    """
+    with plt.rc_context(SVG_RC | {"font.size": layout.font_pt}):
+        fig = draw(LIGHT, layout)
         try:
             style_axes(fig, LIGHT)
-            svg = svg_bytes(fig)  # lays the figure out and draws it
-            fig.set_layout_engine("none")  # keep that layout: the PNG shows what is checked
-            check_layout(fig, figure_id, LIGHT)
+            svg = None
+            if layout.name == "slide":
+                fig.draw_without_rendering()
+            else:
+                svg = svg_bytes(fig)  # lays the figure out and draws it
+            fig.set_layout_engine("none")
+            check_layout(fig, figure_id, LIGHT, layout.name)
+            return fig, svg, smallest_text(fig, figure_id, layout)
+        except BaseException:
+            plt.close(fig)
+            raise
+
+
+def render(draw: Callable[[Palette, Layout], Figure], figure_id: str, sizes: Sizes) -> dict[str, bytes]:
+    """Every file of a static figure: the light and dark SVG of its wide and its narrow layout, the slide PNG
+    (light, 16:9) and the smallest text of each (``-text.json``), from one drawing function.
+
+    ``draw(palette, layout)`` is called once per layout of ``sizes``, with the
+    light palette and ``font.size`` set to the layout's smallest font
+    (:attr:`figures.variants.Layout.font_pt`).  Each drawing is laid out and
+    drawn (by saving its SVG), then checked as drawn: a label that collides
+    (:func:`check_layout`) or a text under the layout's font size
+    (:func:`smallest_text`) stops the build with a message naming the figure,
+    the layout and the labels.  A dark SVG is its light one recoloured
+    (:func:`dark_svg`; the layout does not depend on colour), and the PNG
+    keeps the slide's checked layout.
+    """
+    paths = FigureFiles.of(figure_id)
+    wide, narrow, _ = sizes.layouts()
+    files: dict[str, bytes] = {}
+    texts: dict[str, Any] = {}
+    for layout, light_path, dark_path in ((wide, paths.svg, paths.dark_svg),
+                                          (narrow, paths.narrow_svg, paths.narrow_dark_svg)):
+        fig, svg, smallest = _draw_checked(draw, figure_id, layout)
+        try:
+            texts[layout.name] = _text_record(layout, smallest)
+            assert svg is not None  # a screen's layout is laid out by saving its SVG
             try:
-                dark = dark_svg(svg)
+                files[dark_path] = dark_svg(svg)
             except RecolourError as error:
                 raise RecolourError(f"figure {figure_id!r}: {error}") from None
-            return {paths.svg: svg, paths.png: png_bytes(fig), paths.dark_svg: dark}
+            files[light_path] = svg
         finally:
             plt.close(fig)
+    files[paths.png], texts["slide"] = slide_png(draw, figure_id, sizes.slide)
+    files[paths.text_sizes] = text_sizes_json(texts)
+    return files
+
+
+def slide_png(draw: Callable[[Palette, Layout], Figure], figure_id: str, size: tuple[float, float]
+              ) -> tuple[bytes, dict[str, Any]]:
+    """The slide of ``figure_id``: ``draw`` in the light palette and a slide layout of ``size`` inches (16:9),
+    checked as :func:`render` checks a layout, as a PNG of :data:`figures.variants.SLIDE_PX`; with what
+    ``-text.json`` says of it (its pixel size, its smallest text in those pixels).
+    """
+    layout = Layout("slide", size, SLIDE_PX[0], SLIDE_TEXT_PX)
+    fig, _, smallest = _draw_checked(draw, figure_id, layout)
+    try:
+        return png_bytes(fig, SLIDE_PX[0]), _text_record(layout, smallest)
+    finally:
+        plt.close(fig)
+
+
+def text_sizes_json(texts: dict[str, Any]) -> bytes:
+    """``<id>-text.json``: each layout's record (:func:`render`, :func:`slide_png`), by layout name."""
+    return (json.dumps(texts, indent=1, ensure_ascii=False) + "\n").encode()
+

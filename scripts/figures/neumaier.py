@@ -20,9 +20,11 @@ from .looks import Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number
+from .variants import Layout, Sizes
 
 METHODS: tuple[Method, ...] = ("naive", "kahan", "neumaier")
-SIZE = (7.0, 3.8)
+SIZES = Sizes(wide=(7.0, 3.8), narrow=(4.5, 4.2))
+"""Inches; the narrow plot says less under its x axis."""
 MARKS: dict[Method, dict[str, Any]] = {
     "naive": {"markevery": (0, 2)},
     "kahan": {"markevery": (1, 2)},
@@ -64,13 +66,15 @@ def compute(params: NeumaierParams) -> tuple[np.ndarray, dict[Method, np.ndarray
     return steps, runs, fpsum.exact_running(values, steps)
 
 
-def draw(steps: np.ndarray, runs: dict[Method, np.ndarray], exact: np.ndarray, palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
-    fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
+def draw(steps: np.ndarray, runs: dict[Method, np.ndarray], exact: np.ndarray, palette: Palette,
+         layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
+    fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
     method_line(ax, "exact", steps, exact, palette, zorder=4)
     for method, values in runs.items():
         method_line(ax, method, steps, values, palette, lw=1.5, ms=5, **MARKS[method])
-    ax.set_xlabel("inputs added (totals shown after each complete block)")
+    ax.set_xlabel("inputs added (totals after each block)" if layout.narrow
+                  else "inputs added (totals shown after each complete block)")
     ax.set_ylabel("running total")
     ax.set_xlim(0, steps[-1] + 1)
     ax.grid(True, color=palette.grid, lw=0.6)
@@ -84,7 +88,7 @@ def build(figure_id: str, params: NeumaierParams) -> Built:
     """
     fmt = fpsum.get_format(params.format)
     steps, runs, exact = compute(params)
-    files = render(lambda palette: draw(steps, runs, exact, palette), figure_id)
+    files = render(lambda palette, layout: draw(steps, runs, exact, palette, layout), figure_id, SIZES)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["inputs_added", "exact", *runs])
@@ -96,15 +100,16 @@ def build(figure_id: str, params: NeumaierParams) -> Built:
     alt = (f"Running totals after each block of {len(params.block)} {fmt.label} inputs, the block {inputs} repeated: "
            f"the exact total climbs to {number(float(exact[-1]))}; Neumaier follows it and ends at "
            f"{finals['neumaier']}; Kahan ends at {finals['kahan']} and naive at {finals['naive']}.")
-    caption = (f"The block {inputs} repeated {params.repeats} times, every operation in {fmt.label}. Each large "
-               "input swamps the running sum; Kahan's correction is computed as if the running sum were the "
-               "larger operand, so it loses the small inputs too, while Neumaier takes the lost part from the "
-               "smaller operand. ")
+    caption = (f"The block {inputs} repeated {params.repeats} times, every operation in {fmt.label}: the running "
+               "totals of naive, Kahan and Neumaier summation after each block, and the exact one.")
+    more = ("Each large input swamps the running sum; Kahan's correction is computed as if the running sum were "
+            "the larger operand, so it loses the small inputs too, while Neumaier takes the lost part from the "
+            "smaller operand. ")
     if np.array_equal(runs["naive"], runs["kahan"]):
-        caption += "Naive and Kahan end every block on the same total: their markers take turns. "
+        more += "Naive and Kahan end every block on the same total: their markers take turns. "
     if np.array_equal(runs["neumaier"], exact):
-        caption += "Neumaier's line lies on the exact one. "
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+        more += "Neumaier's line lies on the exact one. "
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     one_block = np.array(params.block).astype(fmt.dtype)
     long = fpsum.make_inputs("uniform", params.long_n, fmt, params.long_seed)
     uniform: dict[str, str] = {

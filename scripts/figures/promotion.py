@@ -27,10 +27,14 @@ from .looks import LOOKS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number, significant
+from .variants import Layout, Sizes
 
-SIZE = (7.0, 3.9)
+SIZES = Sizes(wide=(7.0, 3.9), narrow=(4.5, 6.8))
+"""Inches: the panels side by side, or stacked on a phone (the legend below both, one entry a line)."""
 KINDS = ("uniform", "normal")
-LABEL_PT = 8
+INTERVAL = "N_c"
+"""The promotion interval as the figure writes it: plain text, as in the caption (mathtext draws its
+subscript at 70 % of the font, under the smallest size a layout allows)."""
 
 
 @dataclass(frozen=True)
@@ -96,14 +100,15 @@ def compute(params: PromotionParams) -> Errors:
     return Errors(promoted=dict(zip(KINDS, promoted)), never=dict(zip(KINDS, never)), fp32=dict(zip(KINDS, fp32)))
 
 
-def draw(errors: Errors, params: PromotionParams, palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
+def draw(errors: Errors, params: PromotionParams, palette: Palette, layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
     fmt = fpsum.get_format(params.format)
-    fig, axes = plt.subplots(1, len(KINDS), figsize=SIZE, sharey=True, layout="constrained")
+    shape = (len(KINDS), 1) if layout.narrow else (1, len(KINDS))
+    fig, axes = plt.subplots(*shape, figsize=layout.size, sharey=True, sharex=layout.narrow, layout="constrained")
     intervals = params.intervals
     for ax, kind in zip(axes, KINDS):
         method_line(ax, "promoted", intervals, np.median(errors.promoted[kind], axis=0), palette, markevery=1,
-                    label=f"{params.bits}-bit, promoted to FP32 every N$_c$")
+                    label=f"{params.bits}-bit, promoted to FP32 every {INTERVAL}")
         method_line(ax, "truncated", intervals, np.full(len(intervals), np.median(errors.never[kind])), palette,
                     marker="", label=f"{params.bits}-bit, never promoted")
         fp32 = float(np.median(errors.fp32[kind]))
@@ -112,13 +117,16 @@ def draw(errors: Errors, params: PromotionParams, palette: Palette) -> Figure:
                         label="FP32 accumulator")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"{fmt.label}, {fpsum.INPUT_LABELS[kind]}, K = {number(params.k)}", fontsize=10)  # type: ignore[index]
-        ax.set_xlabel("N$_c$, products between promotions")
+        ax.set_title(f"{fmt.label}, {fpsum.INPUT_LABELS[kind]}, K = {number(params.k)}")  # type: ignore[index]
         ax.grid(True, which="major", color=palette.grid, lw=0.6)
-    axes[0].set_ylabel("relative error")
+    # Stacked panels share the x axis, labelled once under the lower one; each has its y label.
+    for ax in axes[-1:] if layout.narrow else axes:
+        ax.set_xlabel(f"{INTERVAL}, products between promotions")
+    for ax in axes if layout.narrow else axes[:1]:
+        ax.set_ylabel("relative error")
     shown = {label: handle for ax in axes for handle, label in zip(*ax.get_legend_handles_labels())}
-    fig.legend(list(shown.values()), list(shown), loc="outside lower center", ncols=3, frameon=False,
-               fontsize=LABEL_PT)
+    fig.legend(list(shown.values()), list(shown), loc="outside lower center", ncols=1 if layout.narrow else 3,
+               frameon=False)
     return fig
 
 
@@ -161,17 +169,18 @@ def exact_note(errors: Errors) -> str:
 def build(figure_id: str, params: PromotionParams) -> Built:
     """The figure, its CSV and fragment, and the quoted numbers."""
     errors = compute(params)
-    files = render(lambda palette: draw(errors, params, palette), figure_id)
+    files = render(lambda palette, layout: draw(errors, params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(errors, params)
     fmt = fpsum.get_format(params.format)
     alt = (f"Two log-log panels of the median relative error of {number(params.k)}-term {fmt.label} dot products "
            f"summed by a {params.bits}-bit truncating accumulator, against the number of products between "
            "promotions into FP32, for inputs uniform on [0, 1) and standard normal, with the never-promoted and "
            "the FP32 errors as horizontal lines: the shorter the interval, the closer the error comes to FP32's.")
-    caption = (f"Dot products of K = {number(params.k)} pairs of {fmt.label} inputs, summed by the model of a "
-               f"{params.bits}-bit truncating accumulator ({params.hw_block} products per step) that is added "
-               "into an FP32 accumulator and cleared every N_c products: the median relative error over "
-               f"{params.trials} seeded trials against N_c. Horizontal lines: the same accumulator never "
-               f"promoted ({LOOKS['truncated'].label}), and an FP32 accumulator. " + exact_note(errors))
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+    caption = (f"Dot products of K = {number(params.k)} pairs of {fmt.label} inputs summed by a {params.bits}-bit "
+               "truncating accumulator that is promoted into FP32 every N_c products: the median relative error "
+               f"over {params.trials} seeded trials against N_c.")
+    more = (f"The model of the truncating accumulator takes {params.hw_block} products per step; every N_c products "
+            "it is added into an FP32 accumulator and cleared. Horizontal lines: the same accumulator never "
+            f"promoted ({LOOKS['truncated'].label}), and an FP32 accumulator. " + exact_note(errors))
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=headline(errors, params))

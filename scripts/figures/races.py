@@ -13,20 +13,23 @@ import csv
 import io
 from dataclasses import dataclass
 from html import escape
+from typing import Any
 
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
 import fpsum
 
 from .contract import ROOT, FigureFiles, NestedNumbers
 from .html import figure_html
-from .looks import LIGHT, LOOKS
-from .mpl import RC, method_line, png_bytes, style_axes
+from .looks import LOOKS, Palette
+from .mpl import method_line, slide_png, text_sizes_json
 from .race import race_figure_html, race_svg
 from .race.errors import LINSCALE, LogScale, error_domain, power_of_ten, shown_errors, window
 from .record import Built, Record
 from .text import number
+from .variants import SLIDE_SIZE, Layout
 
 
 @dataclass(frozen=True)
@@ -86,57 +89,58 @@ def race_numbers(race: fpsum.Race) -> NestedNumbers:
     }
 
 
-def race_png(race: fpsum.Race) -> bytes:
-    """The race's final frame at slide resolution (light palette), lines in the table's looks.
+def race_png(race: fpsum.Race, figure_id: str) -> tuple[bytes, dict[str, Any]]:
+    """The race's final frame as a 16:9 slide (light palette), lines in the table's looks, with what
+    ``-text.json`` says of it (``figures.mpl.slide_png``, which checks its layout and text sizes).
 
     Two plots, as on the page: the running totals, and below them each
     method's error in ulps on the same log scale as the animation
     (:mod:`figures.race.errors`), with the naive sum's stall marked in both.
     """
+    return slide_png(lambda palette, layout: _final_frame(race, palette, layout), figure_id, SLIDE_SIZE)
+
+
+def _final_frame(race: fpsum.Race, palette: Palette, layout: Layout) -> Figure:
     errors = shown_errors(race)
     scale = LogScale(*error_domain(errors), 0.0, 1.0)
-    with plt.rc_context(RC):
-        fig, (ax, err) = plt.subplots(2, 1, figsize=(8.0, 6.4), sharex=True, layout="constrained",
-                                      gridspec_kw={"height_ratios": [3, 2]})
-        method_line(ax, "exact", race.steps, race.exact, LIGHT, zorder=4)  # thin, on top: as on the page
-        method_line(err, "exact", [0, race.n], [0, 0], LIGHT, zorder=4, label=None)
-        for j, (method, values) in enumerate(race.totals.items()):
-            step = max(1, len(race.steps) // 10)
-            every = (step * (j + 1) // (len(race.totals) + 1), step)  # ten markers a line, staggered as on the page
-            method_line(ax, method, race.steps, values, LIGHT, markevery=every,
-                        label=f"{LOOKS[method].label}: {number(race.final[method])}")
-            method_line(err, method, race.steps, errors[method], LIGHT, markevery=every, label=None)
-        ax.set_title(f"{race.fmt.label}, {number(race.n)} inputs, {fpsum.INPUT_LABELS[race.kind]}: "
-                     f"exact total {number(race.exact_final)}", fontsize=11)
-        ax.set_ylabel("running total")
-        ax.legend(frameon=False, fontsize=9)
-        err.set_yscale("symlog", linthresh=scale.lo, linscale=LINSCALE)
-        err.set_ylim(0, scale.hi)
-        decades = scale.decade_ticks()
-        err.set_yticks([0.0, *(10.0 ** e for e in decades)], ["0", *(power_of_ten(e) for e in decades)])
-        err.minorticks_off()
-        err.set_ylabel("error, ulps")
-        err.set_title(f"error |total \u2212 exact|, in ulps (log scale); each point: the largest error in the last "
-                      f"{number(window(race))} inputs;\n1 ulp: the {race.fmt.label} spacing at the largest "
-                      "|exact total| so far", fontsize=8.5, loc="left")
-        err.set_xlabel("inputs added")
+    fig, (ax, err) = plt.subplots(2, 1, figsize=layout.size, sharex=True, layout="constrained",
+                                  gridspec_kw={"height_ratios": [3, 2]})
+    method_line(ax, "exact", race.steps, race.exact, palette, zorder=4)  # thin, on top: as on the page
+    method_line(err, "exact", [0, race.n], [0, 0], palette, zorder=4, label=None)
+    for j, (method, values) in enumerate(race.totals.items()):
+        step = max(1, len(race.steps) // 10)
+        every = (step * (j + 1) // (len(race.totals) + 1), step)  # ten markers a line, staggered as on the page
+        method_line(ax, method, race.steps, values, palette, markevery=every,
+                    label=f"{LOOKS[method].label}: {number(race.final[method])}")
+        method_line(err, method, race.steps, errors[method], palette, markevery=every, label=None)
+    ax.set_title(f"{race.fmt.label}, {number(race.n)} inputs, {fpsum.INPUT_LABELS[race.kind]}: "
+                 f"exact total {number(race.exact_final)}")
+    ax.set_ylabel("running total")
+    fig.legend(*ax.get_legend_handles_labels(), frameon=False, loc="outside right upper")  # 16:9 is wide
+    err.set_yscale("symlog", linthresh=scale.lo, linscale=LINSCALE)
+    err.set_ylim(0, scale.hi)
+    decades = scale.decade_ticks()
+    err.set_yticks([0.0, *(10.0 ** e for e in decades)], ["0", *(power_of_ten(e) for e in decades)])
+    err.minorticks_off()
+    err.set_ylabel("error, ulps")
+    err.set_title(f"error |total \u2212 exact|, in ulps (log scale); each point: the largest error in the last "
+                  f"{number(window(race))} inputs;\n1 ulp: the {race.fmt.label} spacing at the largest "
+                  "|exact total| so far", fontsize="medium", loc="left")
+    err.set_xlabel("inputs added")
+    for axes in (ax, err):
+        axes.grid(True, color=palette.grid, lw=0.6)
+    thousands = FuncFormatter(lambda value, _: number(value))
+    ax.yaxis.set_major_formatter(thousands)
+    err.xaxis.set_major_formatter(thousands)
+    stall = race.stalls["naive"]
+    if stall is not None:
         for axes in (ax, err):
-            axes.grid(True, color=LIGHT.grid, lw=0.6)
-        thousands = FuncFormatter(lambda value, _: number(value))
-        ax.yaxis.set_major_formatter(thousands)
-        err.xaxis.set_major_formatter(thousands)
-        stall = race.stalls["naive"]
-        if stall is not None:
-            for axes in (ax, err):
-                axes.axvline(stall, color=LIGHT.axis, lw=1, ls=(0, (4, 3)), zorder=1)
-            ax.axhline(race.fmt.stall_point, color=LIGHT.axis, lw=1, ls=(0, (4, 3)), zorder=1)
-            ax.annotate(f"{LOOKS['naive'].label} stalls at {number(race.final['naive'])}\n"
-                        f"after {number(stall)} inputs", (stall, 0.97), xycoords=("data", "axes fraction"),
-                        xytext=(6, 0), textcoords="offset points", va="top", fontsize=8.5, color=LIGHT.muted)
-        style_axes(fig, LIGHT)
-        data = png_bytes(fig)
-        plt.close(fig)
-    return data
+            axes.axvline(stall, color=palette.axis, lw=1, ls=(0, (4, 3)), zorder=1)
+        ax.axhline(race.fmt.stall_point, color=palette.axis, lw=1, ls=(0, (4, 3)), zorder=1)
+        ax.annotate(f"{LOOKS['naive'].label} stalls at {number(race.final['naive'])}\n"
+                    f"after {number(stall)} inputs", (stall, 0.97), xycoords=("data", "axes fraction"),
+                    xytext=(6, 0), textcoords="offset points", va="top", color=palette.muted)
+    return fig
 
 
 def build(figure_id: str, params: RaceParams) -> Built:
@@ -147,11 +151,13 @@ def build(figure_id: str, params: RaceParams) -> Built:
     caption = (f"{escape(race.fmt.label)}, {number(race.n)} inputs, {escape(fpsum.INPUT_LABELS[race.kind])}: the "
                "running total of each method (top) and its error in ulps (bottom, log scale) against the number "
                "of inputs added, revealed over about 10 s. ")
-    downloads = {"SVG (animated)": paths.svg, "PNG (1920 px, final frame)": paths.png, "CSV data": paths.csv}
+    downloads = {"SVG (animated)": paths.svg, "PNG (1920 × 1080, final frame)": paths.png, "CSV data": paths.csv}
     body = race_figure_html(race, figure_id, f"{ROOT}{paths.svg}")
+    png, slide = race_png(race, figure_id)
     files = {
         paths.svg: race_svg(race, figure_id, standalone=True).encode(),
-        paths.png: race_png(race),
+        paths.png: png,
+        paths.text_sizes: text_sizes_json({"slide": slide}),
         paths.csv: race_csv(race),
         paths.fragment: figure_html(figure_id, body, caption, downloads).encode(),
     }

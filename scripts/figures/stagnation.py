@@ -31,8 +31,10 @@ from .looks import INPUT_LOOKS, Palette
 from .mpl import render
 from .record import Built, Record
 from .text import number, significant
+from .variants import Layout, Sizes
 
-SIZE = (7.0, 4.4)
+SIZES = Sizes(wide=(7.0, 4.4), narrow=(4.5, 5.6))
+"""Inches; the narrow plot has its legend below it, in two columns."""
 KINDS = ("uniform", "squares", "exp", "constant")
 
 
@@ -84,10 +86,10 @@ def compute(params: StagnationParams) -> Curves:
     return Curves(ns=ns, error=error)
 
 
-def draw(curves: Curves, params: StagnationParams, palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
+def draw(curves: Curves, params: StagnationParams, palette: Palette, layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
     fmt = fpsum.get_format(params.format)
-    fig, ax = plt.subplots(figsize=SIZE, layout="constrained")
+    fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
     ns = curves.ns
     for kind in KINDS:
         label = INPUT_LOOKS[kind].label if kind != "constant" else f"constant {number(params.constant)}"
@@ -101,7 +103,11 @@ def draw(curves: Curves, params: StagnationParams, palette: Palette) -> Figure:
     ax.set_ylabel("relative error |ŝ − s| / s")
     ax.grid(True, color=palette.grid, lw=0.6)
     ax.axhline(fmt.unit_roundoff, color=palette.muted, lw=0.8, ls="--", label="u")
-    ax.legend(frameon=False, fontsize=8, loc="upper left")
+    if layout.narrow:  # below the plot: at a phone's text size the legend would cover the lines' left half
+        fig.legend(*ax.get_legend_handles_labels(), frameon=False, loc="outside lower center", ncols=2,
+                   handlelength=1.8, columnspacing=1.0, handletextpad=0.5)
+    else:
+        ax.legend(frameon=False, loc="upper left")
     return fig
 
 
@@ -135,7 +141,7 @@ def quoted(params: StagnationParams) -> dict[str, str | dict[str, str]]:
 def build(figure_id: str, params: StagnationParams) -> Built:
     """The figure, its CSV and fragment, and the quoted numbers."""
     curves = compute(params)
-    files = render(lambda palette: draw(curves, params, palette), figure_id)
+    files = render(lambda palette, layout: draw(curves, params, palette, layout), figure_id, SIZES)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["kind", "n", "trials", "median_relative_error"])
@@ -150,7 +156,8 @@ def build(figure_id: str, params: StagnationParams) -> Built:
            f"long before the running sum reaches the stall point {number(fmt.stall_point)}, while the uniform "
            "inputs stay below √n·u.")
     caption = (f"Naive summation in {fmt.label} of four kinds of input of one sign: the median relative error "
-               f"over {params.trials} seeded trials against n. Dotted: √n·u; dashed: the unit roundoff u. Every "
-               f"sum shown stays below the stall point {number(fmt.stall_point)}. ")
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+               f"over {params.trials} seeded trials against n.")
+    more = (f"Dotted: √n·u; dashed: the unit roundoff u. Every sum shown stays below the stall point "
+            f"{number(fmt.stall_point)}.")
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=quoted(params))

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 import fpsum
 
@@ -18,8 +19,10 @@ from .looks import LOOKS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number
+from .variants import Layout, Sizes
 
-SIZE = (10.4, 4.0)
+SIZES = Sizes(wide=(9.0, 4.2), narrow=(4.5, 7.6))
+"""Inches: the panels side by side, or stacked on a phone with the legend below them."""
 
 
 @dataclass(frozen=True)
@@ -71,10 +74,12 @@ def compute(params: StochasticParams) -> list[Result]:
     return results
 
 
-def draw(results: list[Result], palette: Palette) -> Figure:
-    """The figure in one palette; the caller saves and closes it."""
-    fig, axes = plt.subplots(1, len(results), figsize=SIZE, layout="constrained")
-    for ax, r in zip(np.atleast_1d(axes), results):
+def draw(results: list[Result], palette: Palette, layout: Layout) -> Figure:
+    """The figure in one palette and layout; the caller saves and closes it."""
+    shape = (len(results), 1) if layout.narrow else (1, len(results))
+    fig, axes = plt.subplots(*shape, figsize=layout.size, layout="constrained", sharex=layout.narrow)
+    panels = list(np.atleast_1d(axes))
+    for ax, r in zip(panels, results):
         for i, run in enumerate(r.stochastic):
             # Thin and unmarked: sixteen runs on top of each other would be a wall of markers.
             method_line(ax, "stochastic", r.steps, run, palette, lw=0.9, marker=None,
@@ -82,16 +87,27 @@ def draw(results: list[Result], palette: Palette) -> Figure:
         method_line(ax, "naive", r.steps, r.nearest, palette, label="round to nearest")
         method_line(ax, "exact", r.steps, r.exact, palette, zorder=4)
         ax.axhline(r.fmt.stall_point, color=palette.muted, lw=0.8, ls=":")
-        # Over the flat end of round to nearest, where the stochastic runs have long since climbed away.
-        ax.annotate(f"round to nearest stalls at {number(r.fmt.stall_point)}", (r.steps[-1], r.fmt.stall_point),
-                    xytext=(-4, 5), textcoords="offset points", ha="right", va="bottom", fontsize=8,
-                    color=LOOKS["naive"].colour(palette))
-        ax.set_title(f"{r.fmt.label}: naive summation, {len(r.stochastic)} stochastic runs", fontsize=11)
-        ax.set_xlabel("inputs added")
+        # By the flat end of round to nearest, where the stochastic runs have long since climbed away: over
+        # it for a low stall, under it for a high one (the runs climb past it just before the end).
+        said = "stalls" if layout.narrow else "round to nearest\nstalls"
+        high = r.fmt.stall_point > r.exact[-1] / 4
+        ax.annotate(f"{said} at {number(r.fmt.stall_point)}", (r.steps[-1], r.fmt.stall_point),
+                    xytext=(-4, -5 if high else 5), textcoords="offset points", ha="right",
+                    va="top" if high else "bottom", color=LOOKS["naive"].colour(palette))
+        title = f"{r.fmt.label}: naive summation, {len(r.stochastic)} stochastic runs"
+        ax.set_title(r.fmt.label if layout.narrow else title)
         ax.set_xlim(0, r.steps[-1])
         ax.grid(True, color=palette.grid, lw=0.6)
-    np.atleast_1d(axes)[0].set_ylabel("running total")
-    np.atleast_1d(axes)[0].legend(frameon=False, loc="upper left", fontsize=9)
+        if layout.narrow:
+            ax.xaxis.set_major_locator(MaxNLocator(4))
+            ax.set_ylabel("running total")
+    for ax in panels[-1:] if layout.narrow else panels:
+        ax.set_xlabel("inputs added")
+    if layout.narrow:
+        fig.legend(*panels[0].get_legend_handles_labels(), loc="outside lower center", frameon=False, ncols=1)
+    else:
+        panels[0].set_ylabel("running total")
+        panels[0].legend(frameon=False, loc="upper left")
     return fig
 
 
@@ -100,7 +116,7 @@ def build(figure_id: str, params: StochasticParams) -> Built:
     (round to nearest) and the ``median``, ``min`` and ``max`` of the stochastic runs' totals.
     """
     results = compute(params)
-    files = render(lambda palette: draw(results, palette), figure_id)
+    files = render(lambda palette, layout: draw(results, palette, layout), figure_id, SIZES)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     runs = [f"stochastic_{i}" for i in range(params.runs)]
@@ -124,9 +140,10 @@ def build(figure_id: str, params: StochasticParams) -> Built:
                     f"the exact {number(float(r.exact[-1]))}")
     files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
     alt = (f"Running totals of {number(params.n)} uniform inputs, one panel per format. " + "; ".join(said) + ".")
-    caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest (thick, with "
-               f"markers) and with stochastic rounding ({params.runs} runs with different random streams, thin "
-               "dashed lines); thin solid line, drawn on top: the exact running total; dotted: the stall point, "
-               "where round to nearest stops. ")
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+    caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest and with "
+               f"stochastic rounding ({params.runs} runs).")
+    more = ("Round to nearest is the thick line with markers; each stochastic run, with its own random stream, "
+            "a thin dashed line; the thin solid line drawn on top is the exact running total; dotted: the stall "
+            "point, where round to nearest stops.")
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=numbers)

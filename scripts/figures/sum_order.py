@@ -45,9 +45,12 @@ from .looks import Palette, format_colour
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number
+from .variants import Layout, Sizes
 
-ORDER_SIZE = (8.0, 7.2)
-TREE_SIZE = (9.0, 4.2)
+ORDER_SIZES = Sizes(wide=(8.0, 7.8), narrow=(4.5, 12.4))
+"""Inches: a row per case in both layouts; a phone's titles take three lines."""
+TREE_SIZES = Sizes(wide=(9.0, 4.4), narrow=(4.5, 8.6))
+"""Inches: a panel per kind of input, side by side or stacked on a phone."""
 SORTED_MARKERS = {"ascending": "^", "descending": "v"}
 FORMAT_MARKERS = {"fp16": "o", "bf16": "s"}
 
@@ -168,18 +171,20 @@ def nice_ticks(top: float) -> list[float]:
     return [k * step for k in range(int(top // step) + 1)]
 
 
-def symlog_ticks(axis: Axis, limit: float) -> None:
-    """Ticks at 0, ±1, ±10, ... up to ``limit`` ulps, written as plain numbers, and no minor ticks."""
-    powers = [10.0**k for k in range(int(np.floor(np.log10(limit))) + 1)]  # limit >= 1
+def symlog_ticks(axis: Axis, limit: float, step: int = 1) -> None:
+    """Ticks at 0, ±1, ±10, ... up to ``limit`` ulps (every ``step``-th power of ten), written as plain numbers,
+    and no minor ticks.
+    """
+    powers = [10.0**k for k in range(0, int(np.floor(np.log10(limit))) + 1, step)]  # limit >= 1
     ticks = sorted([-p for p in powers] + [0.0] + powers)
     axis.set_major_locator(FixedLocator(ticks))
     axis.set_major_formatter(FixedFormatter([number(t) for t in ticks]))
     axis.set_minor_locator(NullLocator())
 
 
-def draw_orders(results: list[Orders], params: OrderParams, palette: Palette) -> Figure:
+def draw_orders(results: list[Orders], params: OrderParams, palette: Palette, layout: Layout) -> Figure:
     """One row per case: how many random orders gave each total, and where the sorted orders land."""
-    fig, axes = plt.subplots(len(results), 1, figsize=ORDER_SIZE, layout="constrained", sharex=True)
+    fig, axes = plt.subplots(len(results), 1, figsize=layout.size, layout="constrained", sharex=True)
     reach = max(float(np.abs(ulps_from(list(r.sorted.values()) + [r.random.min(), r.random.max()], r.exact,
                                        r.fmt)).max()) for r in results)
     limit = 1.6 * reach
@@ -197,20 +202,22 @@ def draw_orders(results: list[Orders], params: OrderParams, palette: Palette) ->
                     color=palette.text, markeredgecolor=palette.background, label=f"sorted {name}", zorder=4)
         ax.set_ylim(0, top)
         ax.yaxis.set_major_locator(FixedLocator(nice_ticks(top)))
-        ax.set_ylabel("% of orders", fontsize=9)
-        ax.set_title(f"{r.fmt.label}, {fpsum.INPUT_LABELS[r.kind]}: exact {number(r.exact, 2)}; "
-                     + spread_of(r), fontsize=9, loc="left", color=palette.text)  # style_axes colours ax.title only
+        ax.set_ylabel("% of orders")
+        case = f"{r.fmt.label}, {fpsum.INPUT_LABELS[r.kind]}: exact {number(r.exact, 2)}"
+        ax.set_title(f"{case}\n" + spread_of(r).replace("; ", "\n") if layout.narrow else f"{case}; {spread_of(r)}",
+                     fontsize="medium", loc="left", color=palette.text)  # style_axes colours ax.title only
         ax.set_xscale("symlog", **SYMLOG)
         ax.set_xlim(-limit, limit)
-        symlog_ticks(ax.xaxis, limit)
+        symlog_ticks(ax.xaxis, limit, 2 if layout.narrow else 1)
         ax.grid(True, axis="x", color=palette.grid, lw=0.6)
     last = np.atleast_1d(axes)[-1]
-    last.set_xlabel(f"naive sum of the same {number(params.n)} inputs minus the exact sum, in ulps of the exact sum "
-                    "(symmetric log scale)", fontsize=9)
+    last.set_xlabel("naive sum minus the exact sum, in ulps\n(symmetric log scale)" if layout.narrow else
+                    f"naive sum of the same {number(params.n)} inputs minus the exact sum, in ulps of the exact sum "
+                    "(symmetric log scale)")
     first, _ = np.atleast_1d(axes)[0].get_legend_handles_labels()
     shown = [*handles.values(), *first[1:]]  # a bar handle per format, then exact and the sorted markers
-    fig.legend(shown, [h.get_label() for h in shown], loc="outside upper center", ncols=3, frameon=False,
-               fontsize=9)
+    fig.legend(shown, [h.get_label() for h in shown], loc="outside upper center", ncols=1 if layout.narrow else 2,
+               frameon=False)
     return fig
 
 
@@ -240,7 +247,7 @@ def order_numbers(results: list[Orders], params: OrderParams) -> dict[str, str |
 def build_orders(figure_id: str, params: OrderParams) -> Built:
     """The orders figure, its CSV (every order's total) and fragment, and the quoted numbers."""
     results = compute_orders(params)
-    files = render(lambda palette: draw_orders(results, params, palette), figure_id)
+    files = render(lambda palette, layout: draw_orders(results, params, palette, layout), figure_id, ORDER_SIZES)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["format", "kind", "n", "order", "total", "exact"])
@@ -254,12 +261,13 @@ def build_orders(figure_id: str, params: OrderParams) -> Built:
     alt = (f"Four rows of bar charts, one per format and kind of input, of the naive sums of the same "
            f"{number(params.n)} inputs in {number(params.orders)} random orders and in sorted order. "
            + "; ".join(said) + ".")
-    caption = (f"The same {number(params.n)} seeded inputs summed naively, every addition rounded to the format, in "
-               f"{number(params.orders)} random orders (bars: the share of orders that gave each total) and sorted "
-               "by value (triangles: ascending ▲, descending ▼). The vertical line through 0 is the exact sum. Each "
-               "row is one format and one kind of input; the horizontal axis is the total minus the exact sum in ulps "
-               "of the exact sum, on a symmetric log scale (linear within ±1 ulp). ")
-    files |= static_fragment(figure_id, ORDER_SIZE, alt, caption)
+    caption = (f"The same {number(params.n)} seeded inputs summed naively in {number(params.orders)} random orders "
+               "and sorted by value: the order alone changes the total.")
+    more = ("Every addition is rounded to the format. Bars: the share of the random orders that gave each total; "
+            "triangles: sorted ascending ▲ and descending ▼. The vertical line through 0 is the exact sum. Each "
+            "row is one format and one kind of input; the horizontal axis is the total minus the exact sum in ulps "
+            "of the exact sum, on a symmetric log scale (linear within ±1 ulp).")
+    files |= static_fragment(figure_id, ORDER_SIZES, alt, caption, more)
     return Built(files=files, numbers=order_numbers(results, params))
 
 
@@ -288,9 +296,10 @@ def compute_tree(params: OrderParams) -> list[Tree]:
     return results
 
 
-def draw_tree(results: list[Tree], params: OrderParams, palette: Palette) -> Figure:
-    """One panel per kind of input: each format's error against the number of workers."""
-    fig, axes = plt.subplots(1, len(params.kinds), figsize=TREE_SIZE, layout="constrained", sharey=True)
+def draw_tree(results: list[Tree], params: OrderParams, palette: Palette, layout: Layout) -> Figure:
+    """One panel per kind of input (stacked on a phone): each format's error against the number of workers."""
+    shape = (len(params.kinds), 1) if layout.narrow else (1, len(params.kinds))
+    fig, axes = plt.subplots(*shape, figsize=layout.size, layout="constrained", sharey=True)
     reach = max(float(np.abs(ulps_from(r.totals, r.exact, r.fmt)).max()) for r in results)
     limit = 10.0 ** np.ceil(np.log10(reach * 1.5))
     for ax, kind in zip(np.atleast_1d(axes), params.kinds):
@@ -309,11 +318,13 @@ def draw_tree(results: list[Tree], params: OrderParams, palette: Palette) -> Fig
         ax.xaxis.set_major_formatter(FixedFormatter([number(int(w)) for w in ticks]))
         ax.xaxis.set_minor_locator(FixedLocator(workers(params.n).tolist()))
         ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_title(f"{fpsum.INPUT_LABELS[kind]}, {number(params.n)} inputs", fontsize=10)
-        ax.set_xlabel(f"workers (1: the naive sum; {number(params.n)}: pairwise)")
+        ax.set_title(f"{fpsum.INPUT_LABELS[kind]}, {number(params.n)} inputs")
+        ax.set_xlabel(f"workers (1: naive; {number(params.n)}: pairwise)" if layout.narrow
+                      else f"workers (1: the naive sum; {number(params.n)}: pairwise)")
         ax.grid(True, color=palette.grid, lw=0.6)
-        ax.legend(frameon=False, fontsize=8, loc="upper right")
-    np.atleast_1d(axes)[0].set_ylabel("total minus exact sum, ulps\n(symmetric log scale)")
+        ax.legend(frameon=False, loc="upper right")
+    for ax in np.atleast_1d(axes) if layout.narrow else np.atleast_1d(axes)[:1]:
+        ax.set_ylabel("total minus exact sum, ulps\n(symmetric log scale)")
     return fig
 
 
@@ -343,7 +354,7 @@ def tree_numbers(results: list[Tree], params: OrderParams) -> dict[str, str | di
 def build_tree(figure_id: str, params: OrderParams) -> Built:
     """The tree-reduction figure, its CSV and fragment, and the quoted numbers."""
     results = compute_tree(params)
-    files = render(lambda palette: draw_tree(results, params, palette), figure_id)
+    files = render(lambda palette, layout: draw_tree(results, params, palette, layout), figure_id, TREE_SIZES)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["format", "kind", "n", "workers", "total", "exact"])
@@ -356,9 +367,10 @@ def build_tree(figure_id: str, params: OrderParams) -> Built:
             for t in results]
     alt = (f"Two panels, uniform and ± normal inputs, of the error of a tree reduction of the same {number(params.n)} "
            "inputs against the number of workers, for FP16 and BF16. " + "; ".join(said) + ".")
-    caption = (f"A GPU-style reduction of the same {number(params.n)} inputs as in the figure above, every addition "
-               "rounded to the format: w workers each add every w-th input in turn, and a balanced tree adds their w "
-               "partial sums. One worker is the naive sum; one worker per input is the pairwise sum. The vertical "
-               "axis is the total minus the exact sum in ulps of the exact sum, on a symmetric log scale. ")
-    files |= static_fragment(figure_id, TREE_SIZE, alt, caption)
+    caption = (f"A GPU-style reduction of the same {number(params.n)} inputs as in the figure above: the total "
+               "changes with the number of workers.")
+    more = ("Every addition is rounded to the format: w workers each add every w-th input in turn, and a balanced "
+            "tree adds their w partial sums. One worker is the naive sum; one worker per input is the pairwise sum. "
+            "The vertical axis is the total minus the exact sum in ulps of the exact sum, on a symmetric log scale.")
+    files |= static_fragment(figure_id, TREE_SIZES, alt, caption, more)
     return Built(files=files, numbers=tree_numbers(results, params))

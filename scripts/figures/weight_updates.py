@@ -40,8 +40,12 @@ from .looks import LOOKS, Palette
 from .mpl import method_line, render
 from .record import Built, Record
 from .text import number, significant
+from .variants import Layout, Sizes
 
-SIZE = (9.0, 6.6)
+SIZES = Sizes(wide=(9.0, 7.0), narrow=(4.5, 12.6))
+"""Inches: a column per start (the weight above its error), or on a phone the four panels in one column."""
+ROOM_BELOW = 0.5
+"""Room under a weight's start, as a share of its climb: the three lines of its annotation go there."""
 SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 SUPERSCRIPT_MINUS = "⁻"
 WEIGHT_DECIMALS = 7
@@ -164,7 +168,8 @@ def up_to(value: float, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def _panel(ax: Axes, err: Axes, t: Trajectories, j: int, params: WeightUpdatesParams, palette: Palette) -> None:
+def _panel(ax: Axes, err: Axes, t: Trajectories, j: int, params: WeightUpdatesParams, palette: Palette,
+           layout: Layout) -> None:
     """One start: the stored weight (top) and its error in ulps (bottom), every way, at the drawn steps."""
     steps = drawn_steps(params)
     start = float(t.starts[j])
@@ -183,10 +188,10 @@ def _panel(ax: Axes, err: Axes, t: Trajectories, j: int, params: WeightUpdatesPa
     said = " and\n".join(lost) + (" stay" if len(lost) > 1 else " stays") + f" at {number(start)}" if lost else ""
     power = f"2{SUPERSCRIPT_MINUS}{str(exponent(half)).translate(SUPERSCRIPTS)}"  # no mathtext: it is slow to lay out
     ax.annotate(f"{said}\nhalf the gap above {number(start)}: {power} > {params.update:g}",
-                (params.steps, start), xytext=(-4, 6), textcoords="offset points", ha="right", va="bottom",
-                fontsize=8, color=palette.text)
-    ax.set_title(f"{t.fmt.label} weight from {number(start)}: {number(params.steps)} steps of "
-                 f"{params.update:g}", fontsize=10)
+                (params.steps, start), xytext=(-4, -6), textcoords="offset points", ha="right", va="top",
+                color=palette.text)  # under the start, where no way of storing the weight goes
+    title = f"{t.fmt.label} weight from {number(start)}"
+    ax.set_title(title if layout.narrow else f"{title}: {number(params.steps)} steps of {params.update:g}")
     err.set_yscale("log")
     drawn = steps[steps > 0] - 1
     low = min(float(t.worst_so_far(m)[drawn, j].min()) for m in fpsum.UPDATE_METHODS)
@@ -199,25 +204,39 @@ def _panel(ax: Axes, err: Axes, t: Trajectories, j: int, params: WeightUpdatesPa
     err.axhline(0.5, color=palette.muted, lw=0.8, ls=":")
     err.set_xlabel("step")
     err.set_xlim(0, params.steps)
-    ticks_x = np.linspace(0, params.steps, 6).round().tolist()
+    ticks_x = np.linspace(0, params.steps, 3 if layout.narrow else 6).round().tolist()
     err.xaxis.set_major_locator(FixedLocator(ticks_x))
     err.xaxis.set_major_formatter(FixedFormatter([number(x) for x in ticks_x]))
     for a in (ax, err):
         a.grid(True, color=palette.grid, lw=0.6)
     top = max(float(t.exact[-1, j]), max(float(s[:, j].max()) for s in t.stored.values()))
-    ax.set_ylim(start - 0.06 * (top - start), top + 0.06 * (top - start))
+    ax.set_ylim(start - ROOM_BELOW * (top - start), top + 0.06 * (top - start))
 
 
-def draw(t: Trajectories, params: WeightUpdatesParams, palette: Palette) -> Figure:
-    """The figure in one palette: a column per start, the weight above and its error below."""
-    fig, axes = plt.subplots(2, len(params.starts), figsize=SIZE, layout="constrained", sharex=True,
-                             height_ratios=(3, 2), squeeze=False)
-    for j in range(len(params.starts)):
-        _panel(axes[0, j], axes[1, j], t, j, params, palette)
-    axes[0, 0].set_ylabel(f"stored weight ({t.fmt.label})")
-    axes[1, 0].set_ylabel(f"largest error so far\n({t.fmt.label} ulps of the exact weight)")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside upper center", ncols=len(labels), frameon=False, fontsize=9)
+def draw(t: Trajectories, params: WeightUpdatesParams, palette: Palette, layout: Layout) -> Figure:
+    """The figure in one palette and layout: a column per start, the weight above and its error below; on a
+    phone one column, each start's weight above its error.
+    """
+    starts = len(params.starts)
+    if layout.narrow:
+        fig, column = plt.subplots(2 * starts, 1, figsize=layout.size, layout="constrained", sharex=True,
+                                   height_ratios=(3, 2) * starts)
+        pairs = [(column[2 * j], column[2 * j + 1]) for j in range(starts)]
+    else:
+        fig, axes = plt.subplots(2, starts, figsize=layout.size, layout="constrained", sharex=True,
+                                 height_ratios=(3, 2), squeeze=False)
+        pairs = [(axes[0, j], axes[1, j]) for j in range(starts)]
+    for j, (ax, err) in enumerate(pairs):
+        _panel(ax, err, t, j, params, palette, layout)
+    for ax, err in pairs if layout.narrow else pairs[:1]:
+        ax.set_ylabel(f"stored weight ({t.fmt.label})")
+        err.set_ylabel("largest error\nso far (ulps)" if layout.narrow
+                       else f"largest error so far\n({t.fmt.label} ulps of the exact weight)")
+    if layout.narrow:
+        for _, err in pairs[:-1]:
+            err.set_xlabel("")
+    handles, labels = pairs[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncols=2 if layout.narrow else 3, frameon=False)
     return fig
 
 
@@ -254,7 +273,7 @@ def quoted(t: Trajectories, params: WeightUpdatesParams) -> dict[str, str | dict
 def build(figure_id: str, params: WeightUpdatesParams) -> Built:
     """The figure, its CSV (the drawn steps) and fragment, and the quoted numbers."""
     t = compute(params)
-    files = render(lambda palette: draw(t, params, palette), figure_id)
+    files = render(lambda palette, layout: draw(t, params, palette, layout), figure_id, SIZES)
     steps = drawn_steps(params)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -278,11 +297,12 @@ def build(figure_id: str, params: WeightUpdatesParams) -> Built:
     alt = (f"Two columns of plots, one per starting weight, of a {fmt.label} weight updated {number(params.steps)} "
            f"times by {params.update:g}: the stored weight against the step above, and its largest error so far "
            f"in {fmt.label} ulps below. " + "; ".join(ends) + ".")
-    caption = (f"One {fmt.label} weight updated by w ← w + {params.update:g} at every step (the update "
-               "rounded to FP32), stored four ways: rounded to nearest, with a Kahan compensation in "
-               f"{fmt.label}, with stochastic rounding (one seeded run) and as an FP32 master copy rounded to "
-               f"{fmt.label}. The thin solid line, unmarked, is the exact weight. Below: the largest distance so far "
-               f"between the stored and the exact weight, in ulps of the exact weight, on a log scale; dotted: half "
-               f"an ulp. Every {number(params.steps // params.samples)}th step is drawn. ")
-    files |= static_fragment(figure_id, SIZE, alt, caption)
+    caption = (f"One {fmt.label} weight updated by w ← w + {params.update:g} at every step, stored four ways, "
+               "against the exact weight.")
+    more = (f"The update is rounded to FP32; the weight is stored rounded to nearest, with a Kahan compensation "
+            f"in {fmt.label}, with stochastic rounding (one seeded run) and as an FP32 master copy rounded to "
+            f"{fmt.label}. The thin solid line, unmarked, is the exact weight. Below each weight: the largest "
+            "distance so far between the stored and the exact weight, in ulps of the exact weight, on a log "
+            f"scale; dotted: half an ulp. Every {number(params.steps // params.samples)}th step is drawn.")
+    files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=numbers)

@@ -1,0 +1,133 @@
+"""Every figure's smallest text, as chromium draws it on each screen in each palette, is at least 11 CSS px.
+
+For a static figure the test reads the image the browser chose
+(``currentSrc``: the narrow or the wide layout, light or dark), loads that
+SVG into the page at the width the image is shown, and asks the browser for
+each drawn text's font size (text and tspan, each its own size) times the
+scale its transforms and the viewBox give it (``getScreenCTM``).  A race is
+an inline SVG: its texts are measured where they are.  On a phone no wide
+layout may be fetched, and in the light palette no dark file.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser
+
+from browsing import DOCS, Visit, doc_pages, set_scheme, show
+from screens import SCHEMES, SCREENS, Screen
+
+MIN_TEXT_PX = 11.0
+"""The issue's floor, in CSS px (written here, not imported from the builders it tests)."""
+
+
+def _source(page: str) -> Path:
+    return DOCS / Path(page).with_suffix(".md")
+
+
+FIGURE_PAGES = [page for page in doc_pages() if "{{ figure" in _source(page).read_text(encoding="utf-8")]
+"""The pages that place a figure (or table), from their Markdown."""
+
+# The smallest drawn text of one SVG element tree, in CSS px: each text or tspan that holds text of its
+# own and is drawn (no ancestor with display none: checkVisibility does not see that inside an SVG, and
+# a race hides its other layout so), its computed font size times the scale from its user units to the
+# screen.
+SMALLEST_IN_SVG_JS = """() => {
+const drawn = (el) => {
+  if (getComputedStyle(el).visibility === 'hidden') return false;
+  for (let e = el; e; e = e.parentElement) if (getComputedStyle(e).display === 'none') return false;
+  return true;
+};
+window.__smallestInSvg = (svg) => {
+  let smallest = null;
+  for (const el of svg.querySelectorAll('text, tspan')) {
+    const own = [...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+    if (!own || !drawn(el)) continue;
+    const m = el.getScreenCTM();
+    if (!m) continue;
+    const px = parseFloat(getComputedStyle(el).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+    if (smallest === null || px < smallest.px) smallest = {px, text: el.textContent.trim()};
+  }
+  return smallest;
+};
+}"""
+
+# For one <figure>: the smallest text of the image it shows (its SVG loaded at the image's shown width)
+# or of its inline race SVG; null for a figure with neither (a table).
+FIGURE_TEXT_JS = """
+async (figure) => {
+  const race = figure.querySelector('.race > svg');
+  if (race) {
+    const smallest = window.__smallestInSvg(race);
+    return smallest && {...smallest, src: 'inline race', width: race.getBoundingClientRect().width};
+  }
+  const img = [...figure.querySelectorAll('img')].find(i => i.checkVisibility());
+  if (!img) return null;
+  const src = img.currentSrc;
+  const width = img.getBoundingClientRect().width;
+  const text = await (await fetch(src)).text();
+  const drawn = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
+  const svg = document.importNode(drawn, true);
+  const [, , boxWidth, boxHeight] = svg.getAttribute('viewBox').split(/[ ,]+/).map(Number);
+  svg.setAttribute('width', `${width}px`);
+  svg.setAttribute('height', `${width * boxHeight / boxWidth}px`);
+  const holder = document.createElement('div');
+  holder.style.cssText = 'position: absolute; left: 0; top: 0; opacity: 0; pointer-events: none;';
+  holder.appendChild(svg);
+  document.body.appendChild(holder);
+  try {
+    const smallest = window.__smallestInSvg(svg);
+    return smallest && {...smallest, src, width};
+  } finally {
+    holder.remove();
+  }
+}
+"""
+
+FIGURE_SVG = re.compile(r"/figures/([a-z0-9-]+?)(-narrow)?(-dark)?\.svg$")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("scheme", SCHEMES)
+@pytest.mark.parametrize("screen", SCREENS, ids=lambda screen: screen.name)
+@pytest.mark.parametrize("name", FIGURE_PAGES)
+def test_every_figure_draws_its_smallest_text_at_11_css_px_or_more(browser: Browser, site_url: str, site_dir: Path,
+                                                                  name: str, screen: Screen, scheme: str) -> None:
+    visit = Visit(browser, site_url, name, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
+    try:
+        page = visit.page
+        set_scheme(page, scheme)
+        page.evaluate(SMALLEST_IN_SVG_JS)
+        measured, small = 0, []
+        for figure in page.locator("figure.fpsum-figure").all():
+            if figure.locator("img, .race").count() == 0:
+                continue  # a table
+            race = figure.locator(".race")
+            show(race if race.count() else figure)  # a race is drawn once near the view: show waits for it
+            image = figure.locator("img:visible")
+            if image.count():
+                image.first.scroll_into_view_if_needed()
+                page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.first.element_handle())
+            found = figure.evaluate(FIGURE_TEXT_JS)
+            assert found is not None, f"{figure.get_attribute('id')}: no drawn text found"
+            measured += 1
+            if found["px"] < MIN_TEXT_PX:
+                small.append(f"{figure.get_attribute('id')}: {found['text']!r} at {found['px']:.2f} px "
+                             f"({found['src']} shown {found['width']:.0f} px wide)")
+        assert measured, f"{name} places a figure, and none was measured"
+        assert not small, f"text under {MIN_TEXT_PX} CSS px at {screen.name}, {scheme}:\n" + "\n".join(small)
+        fetched = [FIGURE_SVG.search(url.split("#")[0]) for url in visit.requests]
+        svgs = [(match[1], bool(match[2]), bool(match[3])) for match in fetched if match]
+        if screen.phone:
+            wide = [figure_id for figure_id, narrow, _ in svgs
+                    if not narrow and (site_dir / "figures" / f"{figure_id}-narrow.svg").exists()]
+            assert not wide, f"a phone fetched the wide layout of {sorted(set(wide))}"
+        if scheme == "default":
+            dark = [figure_id for figure_id, _, is_dark in svgs if is_dark]
+            assert not dark, f"the light palette fetched the dark SVG of {sorted(set(dark))}"
+        assert not visit.problems(), visit.problems()
+    finally:
+        visit.close()
