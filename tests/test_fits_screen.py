@@ -50,8 +50,9 @@ SHOW_ALL_JS = """() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
 }"""
 # Every element that reaches past the screen's edges, and is not inside a box that scrolls sideways and
-# itself fits the screen; mkdocs-material's navigation drawer (off screen until opened) and its search
-# (a closed overlay) are left out.
+# itself fits the screen (a wider box that scrolls, inside one that fits, is reached by scrolling that
+# one); mkdocs-material's navigation drawer (off screen until opened) and its search (a closed overlay)
+# are left out.
 STICKING_OUT_JS = """() => {
   const width = document.documentElement.clientWidth;
   const fits = r => r.left >= -1 && r.right <= width + 1;
@@ -63,8 +64,8 @@ STICKING_OUT_JS = """() => {
     const r = e.getBoundingClientRect();
     if ((r.width === 0 && r.height === 0) || fits(r)) continue;
     let held = false;
-    for (let a = e.parentElement; a && a !== document.body; a = a.parentElement) {
-      if (scrolls(a)) { held = fits(a.getBoundingClientRect()); break; }
+    for (let a = e.parentElement; a && a !== document.body && !held; a = a.parentElement) {
+      held = scrolls(a) && fits(a.getBoundingClientRect());
     }
     if (!held) out.push(`<${e.tagName.toLowerCase()} class="${e.getAttribute('class') || ''}">`
                         + ` from ${r.left.toFixed(0)} to ${r.right.toFixed(0)} px`);
