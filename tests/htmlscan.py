@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import html as html_lib
+import re
 from html.parser import HTMLParser
+from pathlib import Path
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
@@ -54,3 +57,15 @@ class Page(HTMLParser):
     @property
     def text(self) -> str:
         return " ".join(" ".join(self.prose).split())
+
+
+def bibtex_fields(site: Path) -> dict[str, str]:
+    """The fields of the BibTeX entry shown on the built cite page, one pair of braces around a value removed.
+
+    A value the entry wraps over lines (to fit a phone's 60 columns) is read back as one line, as BibTeX reads it.
+    """
+    text = html_lib.unescape(re.sub(r"<[^>]+>", "", (site / "cite.html").read_text(encoding="utf-8")))
+    entry = re.search(r"@software\{.*?\n\}", text, re.S)
+    assert entry, "the cite page shows a BibTeX entry"
+    unwrapped = re.sub(r"\n[ \t]+(?![ \t]|\w+\s*= )", " ", entry.group(0))
+    return {key: value[1:-1] for key, value in re.findall(r"^\s*(\w+)\s*= (\{.*\}),?$", unwrapped, re.M)}

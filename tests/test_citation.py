@@ -8,7 +8,6 @@ than the site), is held to the default ``site_url`` here.
 
 from __future__ import annotations
 
-import html as html_lib
 import re
 import shutil
 from pathlib import Path
@@ -18,19 +17,11 @@ import yaml
 from mkdocs.config import load_config
 
 from figures import site_info
-from htmlscan import Page
+from htmlscan import Page, bibtex_fields
 from repocopy import BuiltCopy, build_copy
 
 REPO = Path(__file__).resolve().parents[1]
 ELSEWHERE = "https://mirror.example.org/accumulation"  # no trailing slash: mkdocs adds it
-
-
-def bibtex_fields(site: Path) -> dict[str, str]:
-    """The fields of the BibTeX entry shown on the built cite page, braces around a value removed."""
-    text = html_lib.unescape(re.sub(r"<[^>]+>", "", (site / "cite.html").read_text(encoding="utf-8")))
-    entry = re.search(r"@software\{.*?\n\}", text, re.S)
-    assert entry, "the cite page shows a BibTeX entry"
-    return {key: value.strip("{}") for key, value in re.findall(r"^\s*(\w+)\s*= \{(.*)\},?$", entry.group(0), re.M)}
 
 
 def canonical(site: Path, name: str) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import os
+import textwrap
 import urllib.parse
 from dataclasses import dataclass
 
@@ -101,8 +102,22 @@ def bibtex(citation: dict[str, object], url: str) -> str:
         "url": url,
         "note": "Text and figures CC BY 4.0, code MIT",
     }
-    body = ",\n".join(f"  {key:8s}= {{{value}}}" for key, value in fields.items())
+    body = ",\n".join(_field(key, value) for key, value in fields.items())
     return f"@software{{accumulation_error_{year},\n{body}\n}}"
+
+
+BIBTEX_COLUMNS = 60
+"""The entry fits the 60 columns a phone shows of a code block (issue 24): a long value goes on below itself."""
+
+
+def _field(key: str, value: str) -> str:
+    """``  key     = {value}``, wrapped at spaces to :data:`BIBTEX_COLUMNS` (BibTeX reads a line break as a space).
+
+    A single word longer than the line (a long URL) is left whole: it is never broken inside.
+    """
+    head = f"  {key:8s}= "
+    return textwrap.fill("{" + value + "}", BIBTEX_COLUMNS, initial_indent=head, subsequent_indent=" " * len(head),
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def build(record_id: str, params: SiteParams) -> Built:
