@@ -218,15 +218,16 @@ def test_the_example_command_reads_what_printf_writes() -> None:
 # ---------------------------------------------------------------- the figure
 
 
-def test_the_figure_is_legible_in_both_palettes(panels: dict[str, conditioning.Panel]) -> None:
+def test_the_figure_is_legible_in_both_palettes_and_every_layout(panels: dict[str, conditioning.Panel]) -> None:
     for palette in PALETTES:
-        with plt.rc_context(mpl.RC):
-            fig = conditioning.draw(panels, PARAMS, palette)
-            mpl.style_axes(fig, palette)
-            try:
-                assert mpl.text_collisions(fig) == [], palette.name
-            finally:
-                plt.close(fig)
+        for layout in conditioning.SIZES.layouts():
+            with plt.rc_context(mpl.SVG_RC | {"font.size": layout.font_pt}):  # as render draws it
+                fig = conditioning.draw(panels, PARAMS, palette, layout)
+                mpl.style_axes(fig, palette)
+                try:
+                    assert mpl.text_collisions(fig) == [], (palette.name, layout.name)
+                finally:
+                    plt.close(fig)
 
 
 def test_scientific_numbers() -> None:

@@ -155,7 +155,6 @@ def shown(browser: Browser, site_url: str, name: str, screen: Screen) -> Iterato
     """
     visit = Visit(browser, site_url, name, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
     try:
-        visit.wait_for_formulas()
         draw_every_race(visit.page)
         visit.page.evaluate(SHOW_ALL_JS)
         yield visit.page
