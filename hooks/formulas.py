@@ -45,6 +45,7 @@ GLYPHS_ID = "fpsum-glyphs"
 _wanted: dict[str, list[Formula]] = {}
 """Each page's formulas, in order, by the page's source path (filled anew by every build)."""
 _drawn: dict[Formula, Drawn] = {}
+"""This build's drawings (from .cache/formulas/ or Node), emptied with ``_wanted`` as each build starts."""
 
 
 def formula_of(match: re.Match[str]) -> Formula:
@@ -57,6 +58,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     the renderer's hash anew (an edit of tools/mathjax/render.js draws every formula again).
     """
     _wanted.clear()
+    _drawn.clear()  # drawn with the last build's renderer, maybe: .cache/formulas/ keys on the renderer
     renderer_digest.cache_clear()
     return config
 
