@@ -6,7 +6,8 @@ SVG into the page at the width the image is shown, and asks the browser for
 each drawn text's font size (text and tspan, each its own size) times the
 scale its transforms and the viewBox give it (``getScreenCTM``).  A race is
 an inline SVG: its texts are measured where they are.  On a phone no wide
-layout may be fetched, and in the light palette no dark file.
+layout may be fetched, and no file of the other palette: the page opens in the
+palette the reader's system prefers, as a reader's first visit does.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser
 
-from browsing import DOCS, Visit, doc_pages, set_scheme, show
+from browsing import DOCS, Visit, doc_pages, show
 from screens import SCHEMES, SCREENS, Screen
 
 MIN_TEXT_PX = 11.0
@@ -96,10 +97,13 @@ FIGURE_SVG = re.compile(r"/figures/([a-z0-9-]+?)(-narrow)?(-dark)?\.svg$")
 @pytest.mark.parametrize("name", FIGURE_PAGES)
 def test_every_figure_draws_its_smallest_text_at_11_css_px_or_more(browser: Browser, site_url: str, site_dir: Path,
                                                                   name: str, screen: Screen, scheme: str) -> None:
-    visit = Visit(browser, site_url, name, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
+    preferred = "dark" if scheme == "slate" else "light"
+    visit = Visit(browser, site_url, name, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone,
+                  color_scheme=preferred)
     try:
         page = visit.page
-        set_scheme(page, scheme)
+        shown = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+        assert shown == scheme, f"a system that prefers {preferred} got the palette {shown}"
         page.evaluate(SMALLEST_IN_SVG_JS)
         measured, small = 0, []
         for figure in page.locator("figure.fpsum-figure").all():
@@ -125,9 +129,8 @@ def test_every_figure_draws_its_smallest_text_at_11_css_px_or_more(browser: Brow
             wide = [figure_id for figure_id, narrow, _ in svgs
                     if not narrow and (site_dir / "figures" / f"{figure_id}-narrow.svg").exists()]
             assert not wide, f"a phone fetched the wide layout of {sorted(set(wide))}"
-        if scheme == "default":
-            dark = [figure_id for figure_id, _, is_dark in svgs if is_dark]
-            assert not dark, f"the light palette fetched the dark SVG of {sorted(set(dark))}"
+        other = [figure_id for figure_id, _, is_dark in svgs if is_dark != (scheme == "slate")]
+        assert not other, f"the {scheme} palette fetched the other palette's SVG of {sorted(set(other))}"
         assert not visit.problems(), visit.problems()
     finally:
         visit.close()
