@@ -52,7 +52,8 @@ SHOW_ALL_JS = """() => {
 # Every element that reaches past the screen's edges, and is not inside a box that scrolls sideways and
 # itself fits the screen (a wider box that scrolls, inside one that fits, is reached by scrolling that
 # one); mkdocs-material's navigation drawer (off screen until opened) and its search (a closed overlay)
-# are left out.
+# are left out, and so is what is transparent (the header's waiting title, clipped by layout.css): it
+# cannot be seen cut off, and were it to widen the page, scrollWidth says so.
 STICKING_OUT_JS = """() => {
   const width = document.documentElement.clientWidth;
   const fits = r => r.left >= -1 && r.right <= width + 1;
@@ -60,7 +61,7 @@ STICKING_OUT_JS = """() => {
   const out = [];
   for (const e of document.body.querySelectorAll('*')) {
     if (e.closest('.md-sidebar--primary, .md-search')) continue;
-    if (!e.checkVisibility({visibilityProperty: true})) continue;
+    if (!e.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
     const r = e.getBoundingClientRect();
     if ((r.width === 0 && r.height === 0) || fits(r)) continue;
     let held = false;
@@ -238,6 +239,23 @@ def test_a_table_that_scrolls_is_reachable_and_readable(shown: Page, scheme: str
                         options={"runOnly": ["scrollable-region-focusable", "color-contrast"]})
     found = [f"{v['id']}: {[n['target'] for n in v['nodes'][:5]]}" for v in results.response["violations"]]
     assert found == []
+
+
+@pytest.mark.parametrize("phone", PHONES, ids=lambda s: s.name)
+@pytest.mark.parametrize("page_name", PAGES)
+def test_without_javascript_the_page_never_scrolls_sideways(browser: Browser, site_url: str, page_name: str,
+                                                            phone: Screen) -> None:
+    """With scripts off nothing moves mkdocs-material's header titles out of the way: they must fit too."""
+    visit = Visit(browser, site_url, viewport=phone.viewport, is_mobile=True, has_touch=True,
+                  java_script_enabled=False)
+    try:
+        visit.page.goto(site_url + page_name, wait_until="load")  # no race is set up without scripts
+        visit.page.evaluate(SHOW_ALL_JS)
+        seen: dict[str, Any] = visit.page.evaluate(STICKING_OUT_JS)
+    finally:
+        visit.close()
+    assert seen["scrollWidth"] <= seen["width"], f"the page is {seen['scrollWidth']} px wide"
+    assert seen["out"] == [], f"past the screen's edges, in no box that scrolls: {seen['out'][:10]}"
 
 
 def test_the_check_sees_what_sticks_out(browser: Browser, site_url: str) -> None:
