@@ -167,3 +167,23 @@ def test_an_fp32_accumulator_still_grows_with_n(site_dir: Path) -> None:
         rows = [r for r in csv.DictReader(handle) if r["format"] == "fp16" and r["method"] == "wide"]
     median = {int(r["n"]): float(r["median"]) for r in rows}
     assert median[params.n_max] > 10 * median[256]
+
+
+# ---------------------------------------------------------------- formats, Maths: abrupt for uniform inputs only
+
+
+def test_the_stall_is_abrupt_for_uniform_inputs_and_gradual_for_squares() -> None:
+    """Uniform FP16 inputs keep pace with the exact sum up to 2^p, then stop dead; squares lose ground gradually."""
+    uniform = fpsum.make_inputs("uniform", 3 * int(FP16.stall_point), FP16, seed=STAGNATION.seed)
+    running = fpsum.running_totals("naive", uniform, FP16).astype(np.float64)
+    exact = fpsum.exact_running(uniform, np.arange(1, uniform.size + 1))
+    k = int(np.argmax(running >= FP16.stall_point))
+    assert running[k] == FP16.stall_point and (running[k:] == FP16.stall_point).all()
+    assert abs(running[k] - exact[k]) / exact[k] < math.sqrt(k + 1) * FP16.unit_roundoff  # no loss until then
+    squares = seeded("squares")
+    partial = fpsum.running_totals("naive", squares, FP16).astype(np.float64)
+    steps = np.arange(1, squares.size + 1)
+    error = np.abs(partial - fpsum.exact_running(squares, steps)) / fpsum.exact_running(squares, steps)
+    quarters = error[[squares.size // 4 - 1, squares.size // 2 - 1, 3 * squares.size // 4 - 1, squares.size - 1]]
+    assert (np.diff(quarters) > 0).all() and partial.max() < FP16.stall_point
+    assert quarters[-1] > math.sqrt(squares.size) * FP16.unit_roundoff

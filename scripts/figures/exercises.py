@@ -47,6 +47,10 @@ class ExercisesParams:
     tree_n: int = 4096
     parameters: float = 7e9
     cancel_pair: tuple[float, float] = (1024.0, -1023.0)
+    handful_trials: int = 20_000
+    longer_n: int = 50
+    lossy_n: int = 700
+    lossy_trials: int = 200
     seed: int = 0
 
 
@@ -108,6 +112,62 @@ def bounds_reach(params: ExercisesParams) -> NestedNumbers:
         numbers[fmt.name] = {"worst": number(worst), "typical": number(typical)}
     numbers["fp32_stall_n"] = number(2 * fpsum.FP32.stall_point)
     return numbers
+
+
+def naive_errors(kind: str, n: int, trials: int, fmt: fpsum.Format, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Relative errors of ``trials`` naive sums of ``n`` seeded inputs of ``kind``, and the inputs themselves."""
+    values = fpsum.make_inputs(kind, n, fmt, seed, trials)  # type: ignore[arg-type]
+    exact = fpsum.exact_running(values, np.array([n]))[:, 0]
+    total = fpsum.total("naive", values, fmt).astype(np.float64)
+    return np.abs(total - exact) / exact, values
+
+
+def lost_whole(values: np.ndarray, fmt: fpsum.Format) -> np.ndarray:
+    """Which positive inputs a naive sum lost whole: the running total did not move when they were added."""
+    running = fpsum.running_totals("naive", values, fmt).astype(np.float64)
+    before = np.concatenate([np.zeros(running.shape[:-1] + (1,)), running[..., :-1]], axis=-1)
+    lost: np.ndarray = (running == before) & (values.astype(np.float64) > 0)
+    return lost
+
+
+def typical_measured(params: ExercisesParams) -> NestedNumbers:
+    """What BF16 sums measure against √n·u: a handful of uniform terms, and skewed terms that are lost whole.
+
+    ``handful``: at the n where √n·u reaches ``percent`` (a handful of terms
+    in BF16), the median, 90th percentile and largest error of uniform terms
+    and the share of trials reaching ``percent``; the median at ``longer_n``.  ``lossy``: ``lossy_n`` squares of uniforms,
+    how many are lost whole on average, the share of the exact total they
+    carry (median), the median error, √n·u and the share of trials below it.
+    """
+    fmt = fpsum.BF16
+    u = fmt.unit_roundoff
+    target = params.percent / 100
+    handful = math.ceil((target / u) ** 2)  # as bounds_reach finds it
+    errors, _ = naive_errors("uniform", handful, params.handful_trials, fmt, params.seed)
+    longer, _ = naive_errors("uniform", params.longer_n, params.handful_trials, fmt, params.seed)
+    n = params.lossy_n
+    lossy, values = naive_errors("squares", n, params.lossy_trials, fmt, params.seed)
+    lost = lost_whole(values, fmt)
+    wide = values.astype(np.float64)
+    carried = (wide * lost).sum(axis=-1) / wide.sum(axis=-1)
+    scale = math.sqrt(n) * u
+    return {
+        "handful": {
+            "n": number(handful), "trials": number(params.handful_trials),
+            "median": significant(100 * float(np.median(errors))),
+            "p90": significant(100 * float(np.quantile(errors, 0.9))),
+            "largest": significant(100 * float(errors.max())),
+            "reach": significant(100 * float((errors >= target).mean())),
+            "longer_n": number(params.longer_n), "longer_median": significant(100 * float(np.median(longer))),
+        },
+        "lossy": {
+            "n": number(n), "trials": number(params.lossy_trials),
+            "lost": number(float(lost.sum(axis=-1).mean()), 0), "carried": significant(100 * float(np.median(carried))),
+            "median": significant(100 * float(np.median(lossy))), "scale": significant(100 * scale, 3),
+            "below": number(100 * float((lossy < scale).mean())),
+            "command": f"fpsum race --format bf16 --inputs squares --n {n}",
+        },
+    }
 
 
 def e4m3_overflow(params: ExercisesParams) -> NestedNumbers:
@@ -262,7 +322,7 @@ def build(record_id: str, params: ExercisesParams) -> Built:
     return Built(files={}, numbers={
         "accumulation": {"constant": constant_stall(params), "fast_two_sum": fast_two_sum(params),
                          "race": bf16_race(params)},
-        "error_vs_n": bounds_reach(params),
+        "error_vs_n": bounds_reach(params) | typical_measured(params),
         "formats": {"overflow": e4m3_overflow(params), "stalls": fp8_stalls(params)},
         "beyond_kahan": {"cancelling": cancelling(params), "unbiased": unbiased(params),
                          "blocked": blocked_bound(params)},
