@@ -286,3 +286,24 @@ def test_bf16_squares_lose_terms_whole_yet_mostly_stay_below_the_scale(answers: 
     assert np.median(carried) > np.median(errors) and (gained > 0).all()
     final = run(answers["error_vs_n.lossy.command"], monkeypatch)["final"]
     assert isinstance(final, dict) and final["naive"] == totals[0, -1]  # the command is the first trial
+
+
+def test_half_a_gap_is_a_tie_that_goes_to_the_even_neighbour(answers: dict[str, str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Accumulation, exercise 1: the inputs that move the sum are (a/2, a); a/2 ties to even (numpy float16)."""
+    even, odd, half = (np.float16(value(answers[f"accumulation.tie.{k}"])) for k in ("even", "odd", "half"))
+    assert np.nextafter(even, np.float16(np.inf)) - even == 1 == 2 * half  # spacing a = 1, the input a/2
+    assert int(even.view(np.uint16)) % 2 == 0 and int(odd.view(np.uint16)) % 2 == 1
+    assert even + half == even == value(answers["accumulation.tie.even_sum"])  # lost: back to the even total
+    assert odd + half == odd + 1 == value(answers["accumulation.tie.odd_sum"])  # a whole gap, to the even 1026
+    assert run(answers["accumulation.tie.command"], monkeypatch)["result"] == float(odd + half)
+
+
+def test_the_blocked_bound_does_not_promise_a_leading_digit(answers: dict[str, str]) -> None:
+    """Beyond Kahan, exercise 3: the answer's example meets the bound and has another leading digit."""
+    bound = Fraction(answers["beyond_kahan.blocked.bound"])
+    true, computed = Fraction(answers["beyond_kahan.blocked.true"]), Fraction(answers["beyond_kahan.blocked.computed"])
+    assert abs(computed - true) / true <= bound
+    assert str(float(true))[2] != str(float(computed))[2]  # 0.9... against 0.7...
+    assert Fraction(answers["beyond_kahan.blocked.low"]) == 1 - bound
+    assert Fraction(answers["beyond_kahan.blocked.high"]) == 1 + bound

@@ -38,6 +38,7 @@ class ExercisesParams:
     sr_value: float = 1 / 3
     sr_draws: int = 10_000
     blocked_n: int = 65_536
+    leading_true: float = 0.99
     dot_k_max: int = 8192
     ones: int = 65_536
     bits: int = 14
@@ -80,6 +81,21 @@ def constant_stall(params: ExercisesParams) -> NestedNumbers:
         "below_half": number(fmt.ulp(float(running[-1]) / 2) / 2, 4),
         "command": f"yes {params.constant!r} | head -n {params.constant_n} | fpsum sum --format fp16 --method naive",
     }
+
+
+def half_gap_tie(params: ExercisesParams) -> NestedNumbers:
+    """An input of half the spacing is a tie: from an even total it is lost, from an odd one it moves a whole gap.
+
+    In FP16's binade [2^(p-1), 2^p) the spacing is 1; ``tie_start`` is its
+    first value, whose last significand bit is even, and the next one is odd.
+    """
+    fmt = fpsum.FP16
+    even = float(2 ** (fmt.precision - 1))
+    odd = even + fmt.ulp(even)
+    half = fmt.ulp(even) / 2
+    return {"even": number(even), "odd": number(odd), "half": number(half),
+            "even_sum": number(add_exact(even, half, fmt)), "odd_sum": number(add_exact(odd, half, fmt)),
+            "command": f"printf '{odd:g}\\n{half:g}\\n' | fpsum sum --format fp16 --method naive"}
 
 
 def fast_two_sum(params: ExercisesParams) -> NestedNumbers:
@@ -135,9 +151,10 @@ def typical_measured(params: ExercisesParams) -> NestedNumbers:
 
     ``handful``: at the n where √n·u reaches ``percent`` (a handful of terms
     in BF16), the median, 90th percentile and largest error of uniform terms
-    and the share of trials reaching ``percent``; the median at ``longer_n``.  ``lossy``: ``lossy_n`` squares of uniforms,
-    how many are lost whole on average, the share of the exact total they
-    carry (median), the median error, √n·u and the share of trials below it.
+    and the share of trials reaching ``percent``; the median at ``longer_n``.
+    ``lossy``: ``lossy_n`` squares of uniforms, how many are lost whole on
+    average, the share of the exact total they carry (median), the median
+    error, √n·u and the share of trials below it.
     """
     fmt = fpsum.BF16
     u = fmt.unit_roundoff
@@ -229,7 +246,11 @@ def blocked_bound(params: ExercisesParams) -> NestedNumbers:
     best = int(math.isqrt(n))
     bound = (best + n / best) * fmt.unit_roundoff
     naive = (n - 1) * fmt.unit_roundoff
-    return {"n": number(n), "b": number(best), "bound": significant(bound), "naive": significant(naive)}
+    # A relative bound of a quarter does not keep the leading digit: the smallest two-decimal answer it allows.
+    computed = math.ceil(100 * params.leading_true * (1 - bound)) / 100
+    return {"n": number(n), "b": number(best), "bound": significant(bound), "naive": significant(naive),
+            "low": number(1 - bound, 4), "high": number(1 + bound, 4),
+            "true": number(params.leading_true), "computed": number(computed)}
 
 
 def dot_half_wrong(params: ExercisesParams) -> NestedNumbers:
@@ -320,7 +341,8 @@ def sterbenz(params: ExercisesParams) -> NestedNumbers:
 def build(record_id: str, params: ExercisesParams) -> Built:
     """Every page's answers."""
     return Built(files={}, numbers={
-        "accumulation": {"constant": constant_stall(params), "fast_two_sum": fast_two_sum(params),
+        "accumulation": {"constant": constant_stall(params), "tie": half_gap_tie(params),
+                         "fast_two_sum": fast_two_sum(params),
                          "race": bf16_race(params)},
         "error_vs_n": bounds_reach(params) | typical_measured(params),
         "formats": {"overflow": e4m3_overflow(params), "stalls": fp8_stalls(params)},
