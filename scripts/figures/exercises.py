@@ -344,7 +344,7 @@ def build(record_id: str, params: ExercisesParams) -> Built:
         "accumulation": {"constant": constant_stall(params), "tie": half_gap_tie(params),
                          "fast_two_sum": fast_two_sum(params),
                          "race": bf16_race(params)},
-        "error_vs_n": bounds_reach(params) | typical_measured(params),
+        "error_vs_n": {**bounds_reach(params), **typical_measured(params)},
         "formats": {"overflow": e4m3_overflow(params), "stalls": fp8_stalls(params)},
         "beyond_kahan": {"cancelling": cancelling(params), "unbiased": unbiased(params),
                          "blocked": blocked_bound(params)},
