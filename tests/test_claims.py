@@ -187,3 +187,29 @@ def test_the_stall_is_abrupt_for_uniform_inputs_and_gradual_for_squares() -> Non
     quarters = error[[squares.size // 4 - 1, squares.size // 2 - 1, 3 * squares.size // 4 - 1, squares.size - 1]]
     assert (np.diff(quarters) > 0).all() and partial.max() < FP16.stall_point
     assert quarters[-1] > math.sqrt(squares.size) * FP16.unit_roundoff
+
+
+# ---------------------------------------------------------------- accumulation-error: the sweep's qualifications
+
+
+def test_a_pairwise_tree_still_loses_a_tiny_input_paired_with_a_large_one() -> None:
+    """"A tiny input paired with a large one is still lost whole": the race's first level of pairs in FP16."""
+    values = fpsum.make_inputs("uniform", fpsum.RACE_N, FP16, seed=0).astype(np.float64)
+    a, b = values[0::2], values[1::2]
+    pair = fpsum.to_format(a + b, FP16).astype(np.float64)  # a + b is exact in float64: one rounding
+    assert (((pair == a) & (b > 0)) | ((pair == b) & (a > 0))).any()
+
+
+def test_only_positive_inputs_are_all_lost_once_half_the_gap_above_exceeds_them() -> None:
+    """At a power of two the gap below is half the gap above: a negative input below half the gap above moves it."""
+    stall = FP16.stall_point
+    half_above = FP16.ulp(stall) / 2
+    assert float(np.float16(stall) + np.float16(0.75 * half_above)) == stall
+    assert float(np.float16(stall) - np.float16(0.75 * half_above)) < stall
+
+
+def test_the_stall_condition_needs_a_positive_total_and_the_rounded_sum_can_overflow() -> None:
+    """"If S > 0": from a negative power of two a small positive input moves the total; "short of overflow"."""
+    assert float(np.float16(-2048) + np.float16(0.75)) == -2047 and FP16.ulp(-2048.0) / 2 > 0.75
+    values = fpsum.to_format(np.array([FP16.max_finite, 32.0]), FP16)
+    assert math.isinf(float(fpsum.total("correct", values, FP16)))

@@ -307,3 +307,12 @@ def test_the_blocked_bound_does_not_promise_a_leading_digit(answers: dict[str, s
     assert str(float(true))[2] != str(float(computed))[2]  # 0.9... against 0.7...
     assert Fraction(answers["beyond_kahan.blocked.low"]) == 1 - bound
     assert Fraction(answers["beyond_kahan.blocked.high"]) == 1 + bound
+
+
+def test_the_bf16_tree_loses_a_few_inputs_whole_at_its_first_level(answers: dict[str, str]) -> None:
+    """Accumulation, exercise 3: not "none is lost"; ml_dtypes' bfloat16 addition of neighbouring pairs."""
+    values = fpsum.make_inputs("uniform", PARAMS.race_n, fpsum.BF16, PARAMS.seed)
+    left, right = values[0::2], values[1::2]
+    pair = left + right  # ml_dtypes rounds each bfloat16 addition once
+    lost = ((pair == left) & (right > 0)) | ((pair == right) & (left > 0))
+    assert value(answers["accumulation.race.pair_lost"]) == lost.sum() > 0

@@ -111,7 +111,12 @@ def bf16_race(params: ExercisesParams) -> NestedNumbers:
     """The BF16 race on ``race_n`` uniform inputs: naive against pairwise and the exact total."""
     race = fpsum.run_race(fpsum.BF16, "uniform", n=params.race_n, seed=params.seed, samples=2,
                           methods=("naive", "pairwise"))
+    values = fpsum.make_inputs("uniform", params.race_n, fpsum.BF16, params.seed).astype(np.float64)
+    left, right = values[0::2], values[1::2]  # the tree's first level: neighbouring pairs
+    pair = fpsum.to_format(left + right, fpsum.BF16).astype(np.float64)  # exact in float64, then rounded once
+    lost = ((pair == left) & (right > 0)) | ((pair == right) & (left > 0))
     return {
+        "pair_lost": number(int(lost.sum())),
         "n": number(params.race_n), "naive": number(race.final["naive"]), "pairwise": number(race.final["pairwise"]),
         "exact": number(race.exact_final, 2), "stalled_after": number(race.stalls["naive"] or params.race_n),
         "command": f"fpsum race --format bf16 --inputs uniform --n {params.race_n}",
