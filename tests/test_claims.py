@@ -213,3 +213,24 @@ def test_the_stall_condition_needs_a_positive_total_and_the_rounded_sum_can_over
     assert float(np.float16(-2048) + np.float16(0.75)) == -2047 and FP16.ulp(-2048.0) / 2 > 0.75
     values = fpsum.to_format(np.array([FP16.max_finite, 32.0]), FP16)
     assert math.isinf(float(fpsum.total("correct", values, FP16)))
+
+
+# ---------------------------------------------------------------- error-vs-n: the sweep's qualifications
+
+
+@pytest.mark.parametrize("fmt", [fpsum.FP16, fpsum.BF16, fpsum.E4M3, fpsum.E5M2], ids=lambda f: f.name)
+def test_inputs_below_one_need_at_least_two_to_the_p_terms_to_reach_the_stall_point(fmt: fpsum.Format) -> None:
+    """Every constant of the format in (0, 1), the fastest inputs below 1: 2^p - 1 of them sum below 2^p."""
+    positive = np.arange(1, 2 ** (fmt.bits - 1), dtype=np.uint16 if fmt.bits == 16 else np.uint8)
+    with np.errstate(invalid="ignore"):  # the bit patterns include NaNs; they fail "< 1"
+        values = positive.view(fmt.dtype).astype(np.float64)
+    below_one = values[values < 1]
+    n = 2**fmt.precision - 1
+    running = fpsum.running_totals("naive", fpsum.to_format(np.repeat(below_one[:, None], n, axis=1), fmt), fmt)
+    assert (running[:, -1].astype(np.float64) < fmt.stall_point).all()
+
+
+def test_the_worst_case_bound_needs_no_overflow() -> None:
+    """"Holds for every input while ku < 1, short of overflow": two FP16 maxima overflow with k = 1."""
+    values = fpsum.to_format(np.array([FP16.max_finite, FP16.max_finite]), FP16)
+    assert math.isinf(float(fpsum.total("naive", values, FP16))) and FP16.unit_roundoff < 1
