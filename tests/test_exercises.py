@@ -316,3 +316,19 @@ def test_the_bf16_tree_loses_a_few_inputs_whole_at_its_first_level(answers: dict
     pair = left + right  # ml_dtypes rounds each bfloat16 addition once
     lost = ((pair == left) & (right > 0)) | ((pair == right) & (left > 0))
     assert value(answers["accumulation.race.pair_lost"]) == lost.sum() > 0
+
+
+def test_scaling_by_a_power_of_two_keeps_the_stall_count_until_the_subnormals(answers: dict[str, str]) -> None:
+    """Formats: the count is unchanged for scalings that stay normal, and changes in the subnormals (numpy float16)."""
+    values = fpsum.make_inputs("uniform", PARAMS.race_n, fpsum.FP16, PARAMS.seed).astype(np.float64)
+
+    def frozen_after(power: int) -> int:
+        scaled = (values * 2.0**power).astype(np.float16)  # numpy's correctly rounded cast
+        running = np.add.accumulate(scaled, dtype=np.float16).astype(np.float64)
+        return int(np.nonzero(running[1:] != running[:-1])[0][-1]) + 2
+
+    unscaled = frozen_after(0)
+    assert all(frozen_after(k) == unscaled for k in (1, 2, 3))  # the sum stays below 65504
+    power = -int(answers["formats.scaled.power"])
+    assert value(answers["formats.scaled.unscaled_after"]) == unscaled
+    assert value(answers["formats.scaled.after"]) == frozen_after(power) != unscaled

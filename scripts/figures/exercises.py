@@ -32,6 +32,7 @@ class ExercisesParams:
     constant: float = 0.1
     constant_n: int = 4000
     race_n: int = 10_000
+    subnormal_power: int = -20
     percent: float = 1.0
     overflow_terms: tuple[float, ...] = (448.0, 16.0, 32.0)
     cancelling: tuple[float, ...] = (1.0, 4096.0, 1.0, -4096.0)
@@ -212,6 +213,24 @@ def fp8_stalls(params: ExercisesParams) -> NestedNumbers:
     }
 
 
+def scaled_stall(params: ExercisesParams) -> NestedNumbers:
+    """The FP16 race's inputs times 2^``subnormal_power`` (< 0): when the naive sum stops changing.
+
+    ``power`` is the magnitude of ``subnormal_power``, for a page's ``2^{-...}``.
+
+    Scaled by a power of two in the normal range the count is the unscaled
+    one; scaled into the subnormals the inputs round differently.
+    """
+    fmt = fpsum.FP16
+    values = fpsum.make_inputs("uniform", params.race_n, fmt, params.seed).astype(np.float64)
+    counts = {}
+    for power in (0, params.subnormal_power):
+        scaled = fpsum.to_format(values * 2.0**power, fmt)
+        counts[power] = first_frozen(fpsum.running_totals("naive", scaled, fmt).astype(np.float64))
+    return {"n": number(params.race_n), "power": str(-params.subnormal_power),
+            "after": number(counts[params.subnormal_power]), "unscaled_after": number(counts[0])}
+
+
 def cancelling(params: ExercisesParams) -> NestedNumbers:
     """Naive, Kahan and Neumaier on inputs that cancel, in FP16."""
     fmt = fpsum.FP16
@@ -350,7 +369,8 @@ def build(record_id: str, params: ExercisesParams) -> Built:
                          "fast_two_sum": fast_two_sum(params),
                          "race": bf16_race(params)},
         "error_vs_n": {**bounds_reach(params), **typical_measured(params)},
-        "formats": {"overflow": e4m3_overflow(params), "stalls": fp8_stalls(params)},
+        "formats": {"overflow": e4m3_overflow(params), "stalls": fp8_stalls(params),
+                    "scaled": scaled_stall(params)},
         "beyond_kahan": {"cancelling": cancelling(params), "unbiased": unbiased(params),
                          "blocked": blocked_bound(params)},
         "dot": {"half_wrong": dot_half_wrong(params), "ones": truncated_ones(params),
