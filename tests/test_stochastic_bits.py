@@ -144,3 +144,20 @@ def test_an_update_towards_zero_moves_the_weight_at_least_once_in_two_to_the_r(f
                                   np.tile(every, w.size)).astype(np.float64)
     changed = (moved != np.repeat(w, every.size)).reshape(w.size, -1)
     assert (changed.sum(axis=1) == 1).all()  # ideal draws would move it once in 2^20
+
+
+@pytest.mark.parametrize("fmt", [E5M2, E4M3], ids=lambda f: f.name)
+def test_with_r_bits_a_sum_of_inputs_below_one_stalls_at_two_to_the_p_plus_r_minus_one(fmt: Format) -> None:
+    """Beyond Kahan: "for inputs below 1 its stall comes at 2^(p+r-1)"; ideal draws carry the same sums past it."""
+    r, trials, n = 3, 32, 400
+    rng = np.random.default_rng(7)
+    values = fpsum.make_inputs("uniform", n, fmt, seed=3, trials=trials).astype(np.float64)
+    values = np.minimum(values, float(np.nextafter(fmt.dtype.type(1), fmt.dtype.type(0))))  # strictly below 1
+    few = np.zeros(trials, dtype=fmt.dtype)
+    ideal = np.zeros(trials, dtype=fmt.dtype)
+    for k in range(n):
+        few = stochastic_round_bits(few.astype(np.float64), values[:, k], fmt, r, rng.integers(0, 2**r, trials))
+        ideal = stochastic_round(ideal.astype(np.float64), values[:, k], fmt, rng.random(trials))
+    stall = 2.0 ** (fmt.precision + r - 1)
+    assert (few.astype(np.float64) == stall).all()  # reached, and never passed
+    assert (ideal.astype(np.float64) > stall).all()
