@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import fpsum
-from figures import kahan_limits, stagnation
+from figures import kahan_limits, stagnation, sum_order
 from figures.build import registry
 from fpsum.cli import main
 
@@ -234,3 +234,19 @@ def test_the_worst_case_bound_needs_no_overflow() -> None:
     """"Holds for every input while ku < 1, short of overflow": two FP16 maxima overflow with k = 1."""
     values = fpsum.to_format(np.array([FP16.max_finite, FP16.max_finite]), FP16)
     assert math.isinf(float(fpsum.total("naive", values, FP16))) and FP16.unit_roundoff < 1
+
+
+# ---------------------------------------------------------------- in practice: orders of a stalled sum
+
+
+def test_no_running_order_helps_the_bf16_uniform_inputs_but_a_tree_and_a_wider_accumulator_do() -> None:
+    """"For these inputs no order of a running sum helps; a tree or a wider accumulator does"."""
+    params = sum_order.OrderParams()
+    values = params.inputs(fpsum.BF16, "uniform")
+    exact = fpsum.exact_total(values)
+    stalled = float(fpsum.total("naive", values, fpsum.BF16))
+    assert stalled == fpsum.BF16.stall_point
+    for order in (np.sort(values), np.sort(values)[::-1]):
+        assert float(fpsum.total("naive", order, fpsum.BF16)) == stalled
+    for method in ("pairwise", "wide"):
+        assert abs(float(fpsum.total(method, values, fpsum.BF16)) - exact) < (exact - stalled) / 10, method
