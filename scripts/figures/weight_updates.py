@@ -178,7 +178,7 @@ def few_bits(t: Trajectories, j: int, params: WeightUpdatesParams) -> dict[str, 
     ``bits_end``, the final weight; ``bits_cut_exp``, k for the update size
     2**-k below which every draw loses it at the start (``2**-sr_bits`` of
     the gap above);
-    ``bits_moves``, the steps at which the weight changed; ``bits_share`` and
+    ``bits_moves``, how many steps changed the weight; ``bits_share`` and
     ``ideal_share``, the chance per step of a move up from the start, with
     ``sr_bits`` bits and with ideal draws (the update's share of the gap).
     """
