@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import fpsum
-from figures import kahan_limits, stagnation
+from figures import kahan_limits, stagnation, sum_order
 from figures.build import registry
 from fpsum.cli import main
 
@@ -167,3 +167,86 @@ def test_an_fp32_accumulator_still_grows_with_n(site_dir: Path) -> None:
         rows = [r for r in csv.DictReader(handle) if r["format"] == "fp16" and r["method"] == "wide"]
     median = {int(r["n"]): float(r["median"]) for r in rows}
     assert median[params.n_max] > 10 * median[256]
+
+
+# ---------------------------------------------------------------- formats, Maths: abrupt for uniform inputs only
+
+
+def test_the_stall_is_abrupt_for_uniform_inputs_and_gradual_for_squares() -> None:
+    """Uniform FP16 inputs keep pace with the exact sum up to 2^p, then stop dead; squares lose ground gradually."""
+    uniform = fpsum.make_inputs("uniform", 3 * int(FP16.stall_point), FP16, seed=STAGNATION.seed)
+    running = fpsum.running_totals("naive", uniform, FP16).astype(np.float64)
+    exact = fpsum.exact_running(uniform, np.arange(1, uniform.size + 1))
+    k = int(np.argmax(running >= FP16.stall_point))
+    assert running[k] == FP16.stall_point and (running[k:] == FP16.stall_point).all()
+    assert abs(running[k] - exact[k]) / exact[k] < math.sqrt(k + 1) * FP16.unit_roundoff  # no loss until then
+    squares = seeded("squares")
+    partial = fpsum.running_totals("naive", squares, FP16).astype(np.float64)
+    steps = np.arange(1, squares.size + 1)
+    error = np.abs(partial - fpsum.exact_running(squares, steps)) / fpsum.exact_running(squares, steps)
+    quarters = error[[squares.size // 4 - 1, squares.size // 2 - 1, 3 * squares.size // 4 - 1, squares.size - 1]]
+    assert (np.diff(quarters) > 0).all() and partial.max() < FP16.stall_point
+    assert quarters[-1] > math.sqrt(squares.size) * FP16.unit_roundoff
+
+
+# ---------------------------------------------------------------- accumulation-error: the sweep's qualifications
+
+
+def test_a_pairwise_tree_still_loses_a_tiny_input_paired_with_a_large_one() -> None:
+    """"A tiny input paired with a large one is still lost whole": the race's first level of pairs in FP16."""
+    values = fpsum.make_inputs("uniform", fpsum.RACE_N, FP16, seed=0).astype(np.float64)
+    a, b = values[0::2], values[1::2]
+    pair = fpsum.to_format(a + b, FP16).astype(np.float64)  # a + b is exact in float64: one rounding
+    assert (((pair == a) & (b > 0)) | ((pair == b) & (a > 0))).any()
+
+
+def test_only_positive_inputs_are_all_lost_once_half_the_gap_above_exceeds_them() -> None:
+    """At a power of two the gap below is half the gap above: a negative input below half the gap above moves it."""
+    stall = FP16.stall_point
+    half_above = FP16.ulp(stall) / 2
+    assert float(np.float16(stall) + np.float16(0.75 * half_above)) == stall
+    assert float(np.float16(stall) - np.float16(0.75 * half_above)) < stall
+
+
+def test_the_stall_condition_needs_a_positive_total_and_the_rounded_sum_can_overflow() -> None:
+    """"If S > 0": from a negative power of two a small positive input moves the total; "short of overflow"."""
+    assert float(np.float16(-2048) + np.float16(0.75)) == -2047 and FP16.ulp(-2048.0) / 2 > 0.75
+    values = fpsum.to_format(np.array([FP16.max_finite, 32.0]), FP16)
+    assert math.isinf(float(fpsum.total("correct", values, FP16)))
+
+
+# ---------------------------------------------------------------- error-vs-n: the sweep's qualifications
+
+
+@pytest.mark.parametrize("fmt", [fpsum.FP16, fpsum.BF16, fpsum.E4M3, fpsum.E5M2], ids=lambda f: f.name)
+def test_inputs_below_one_need_at_least_two_to_the_p_terms_to_reach_the_stall_point(fmt: fpsum.Format) -> None:
+    """Every constant of the format in (0, 1), the fastest inputs below 1: 2^p - 1 of them sum below 2^p."""
+    positive = np.arange(1, 2 ** (fmt.bits - 1), dtype=np.uint16 if fmt.bits == 16 else np.uint8)
+    with np.errstate(invalid="ignore"):  # the bit patterns include NaNs; they fail "< 1"
+        values = positive.view(fmt.dtype).astype(np.float64)
+    below_one = values[values < 1]
+    n = 2**fmt.precision - 1
+    running = fpsum.running_totals("naive", fpsum.to_format(np.repeat(below_one[:, None], n, axis=1), fmt), fmt)
+    assert (running[:, -1].astype(np.float64) < fmt.stall_point).all()
+
+
+def test_the_worst_case_bound_needs_no_overflow() -> None:
+    """"Holds for every input while ku < 1, short of overflow": two FP16 maxima overflow with k = 1."""
+    values = fpsum.to_format(np.array([FP16.max_finite, FP16.max_finite]), FP16)
+    assert math.isinf(float(fpsum.total("naive", values, FP16))) and FP16.unit_roundoff < 1
+
+
+# ---------------------------------------------------------------- in practice: orders of a stalled sum
+
+
+def test_no_running_order_helps_the_bf16_uniform_inputs_but_a_tree_and_a_wider_accumulator_do() -> None:
+    """"For these inputs no order of a running sum helps; a tree or a wider accumulator does"."""
+    params = sum_order.OrderParams()
+    values = params.inputs(fpsum.BF16, "uniform")
+    exact = fpsum.exact_total(values)
+    stalled = float(fpsum.total("naive", values, fpsum.BF16))
+    assert stalled == fpsum.BF16.stall_point
+    for order in (np.sort(values), np.sort(values)[::-1]):
+        assert float(fpsum.total("naive", order, fpsum.BF16)) == stalled
+    for method in ("pairwise", "wide"):
+        assert abs(float(fpsum.total(method, values, fpsum.BF16)) - exact) < (exact - stalled) / 10, method

@@ -232,3 +232,103 @@ def test_every_topic_page_ends_with_three_exercises_answered_in_collapsed_blocks
                            re.MULTILINE)
     answers_ = re.findall(r'^\?\?\? success "Answer"\n    \S', section, re.MULTILINE)
     assert len(questions) >= 3 and len(answers_) == len(questions), page
+
+
+# ---------------------------------------------------------------- error-vs-n, exercise 2: the scale against measurement
+
+
+def bf16_naive_errors(kind: str, n: int, trials: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Independent route: ml_dtypes' bfloat16 addition step by step, against math.fsum; errors, inputs, totals."""
+    values = fpsum.make_inputs(kind, n, fpsum.BF16, PARAMS.seed, trials)  # type: ignore[arg-type]
+    totals = np.zeros((trials, n), dtype=values.dtype)
+    s = np.zeros(trials, dtype=values.dtype)
+    for k in range(n):
+        s = s + values[:, k]  # ml_dtypes rounds each bfloat16 addition once, to nearest
+        totals[:, k] = s
+    exact = np.array([math.fsum(row) for row in values.astype(np.float64).tolist()])
+    return np.abs(s.astype(np.float64) - exact) / exact, values.astype(np.float64), totals.astype(np.float64)
+
+
+def test_a_handful_of_bf16_terms_is_typically_off_by_far_less_than_a_per_cent(answers: dict[str, str]) -> None:
+    """Not "typically off by a per cent": the median and 90th percentile are what the page says, below 1 %."""
+    n = int(value(answers["error_vs_n.handful.n"]))
+    assert n == int(value(answers["error_vs_n.bf16.typical"]))  # the n where √n·u reaches 1 %
+    errors, _, _ = bf16_naive_errors("uniform", n, PARAMS.handful_trials)
+    median, p90 = 100 * np.median(errors), 100 * np.quantile(errors, 0.9)
+    assert value(answers["error_vs_n.handful.median"]) == pytest.approx(median, abs=0.005)
+    assert value(answers["error_vs_n.handful.p90"]) == pytest.approx(p90, abs=0.005)
+    assert value(answers["error_vs_n.handful.reach"]) == pytest.approx(100 * (errors >= 0.01).mean(), rel=0.05)
+    assert median < p90 < 1 / 2  # a per cent is far out in the tail
+    assert (errors >= 0.01).mean() < 0.01
+    page = (Path(__file__).resolve().parents[1] / "docs" / "error-vs-n.md").read_text(encoding="utf-8")
+    assert "{{ exercises.error_vs_n.handful.median }} %" in page and "typically off by a per cent" not in page
+    longer, _, _ = bf16_naive_errors("uniform", PARAMS.longer_n, PARAMS.handful_trials)
+    assert value(answers["error_vs_n.handful.longer_median"]) == pytest.approx(100 * np.median(longer), abs=0.005)
+    assert np.median(longer) < 0.01
+
+
+def test_bf16_squares_lose_terms_whole_yet_mostly_stay_below_the_scale(answers: dict[str, str],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Losing whole terms does not by itself put a sum above √n·u; the rounded-up inputs win part back."""
+    n, trials = PARAMS.lossy_n, PARAMS.lossy_trials
+    errors, values, totals = bf16_naive_errors("squares", n, trials)
+    before = np.concatenate([np.zeros((trials, 1)), totals[:, :-1]], axis=1)
+    lost = (totals == before) & (values > 0)
+    scale = math.sqrt(n) * fpsum.BF16.unit_roundoff
+    assert lost.sum(axis=1).mean() > n / 2  # more than half the inputs lost whole, on average
+    assert value(answers["error_vs_n.lossy.lost"]) == pytest.approx(lost.sum(axis=1).mean(), abs=0.5)
+    assert np.median(errors) < scale and (errors < scale).mean() > 0.5
+    assert value(answers["error_vs_n.lossy.below"]) == pytest.approx(100 * (errors < scale).mean(), abs=0.5)
+    assert value(answers["error_vs_n.lossy.median"]) == pytest.approx(100 * np.median(errors), abs=0.05)
+    carried = (values * lost).sum(axis=1) / values.sum(axis=1)
+    assert value(answers["error_vs_n.lossy.carried"]) == pytest.approx(100 * np.median(carried), abs=0.5)
+    gained = np.clip(totals - before - values, 0, None).sum(axis=1)  # what additions rounded up added
+    assert np.median(carried) > np.median(errors) and (gained > 0).all()
+    final = run(answers["error_vs_n.lossy.command"], monkeypatch)["final"]
+    assert isinstance(final, dict) and final["naive"] == totals[0, -1]  # the command is the first trial
+
+
+def test_half_a_gap_is_a_tie_that_goes_to_the_even_neighbour(answers: dict[str, str],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Accumulation, exercise 1: the inputs that move the sum are (a/2, a); a/2 ties to even (numpy float16)."""
+    even, odd, half = (np.float16(value(answers[f"accumulation.tie.{k}"])) for k in ("even", "odd", "half"))
+    assert np.nextafter(even, np.float16(np.inf)) - even == 1 == 2 * half  # spacing a = 1, the input a/2
+    assert int(even.view(np.uint16)) % 2 == 0 and int(odd.view(np.uint16)) % 2 == 1
+    assert even + half == even == value(answers["accumulation.tie.even_sum"])  # lost: back to the even total
+    assert odd + half == odd + 1 == value(answers["accumulation.tie.odd_sum"])  # a whole gap, to the even 1026
+    assert run(answers["accumulation.tie.command"], monkeypatch)["result"] == float(odd + half)
+
+
+def test_the_blocked_bound_does_not_promise_a_leading_digit(answers: dict[str, str]) -> None:
+    """Beyond Kahan, exercise 3: the answer's example meets the bound and has another leading digit."""
+    bound = Fraction(answers["beyond_kahan.blocked.bound"])
+    true, computed = Fraction(answers["beyond_kahan.blocked.true"]), Fraction(answers["beyond_kahan.blocked.computed"])
+    assert abs(computed - true) / true <= bound
+    assert str(float(true))[2] != str(float(computed))[2]  # 0.9... against 0.7...
+    assert Fraction(answers["beyond_kahan.blocked.low"]) == 1 - bound
+    assert Fraction(answers["beyond_kahan.blocked.high"]) == 1 + bound
+
+
+def test_the_bf16_tree_loses_a_few_inputs_whole_at_its_first_level(answers: dict[str, str]) -> None:
+    """Accumulation, exercise 3: not "none is lost"; ml_dtypes' bfloat16 addition of neighbouring pairs."""
+    values = fpsum.make_inputs("uniform", PARAMS.race_n, fpsum.BF16, PARAMS.seed)
+    left, right = values[0::2], values[1::2]
+    pair = left + right  # ml_dtypes rounds each bfloat16 addition once
+    lost = ((pair == left) & (right > 0)) | ((pair == right) & (left > 0))
+    assert value(answers["accumulation.race.pair_lost"]) == lost.sum() > 0
+
+
+def test_scaling_by_a_power_of_two_keeps_the_stall_count_until_the_subnormals(answers: dict[str, str]) -> None:
+    """Formats: the count is unchanged for scalings that stay normal, and changes in the subnormals (numpy float16)."""
+    values = fpsum.make_inputs("uniform", PARAMS.race_n, fpsum.FP16, PARAMS.seed).astype(np.float64)
+
+    def frozen_after(power: int) -> int:
+        scaled = (values * 2.0**power).astype(np.float16)  # numpy's correctly rounded cast
+        running = np.add.accumulate(scaled, dtype=np.float16).astype(np.float64)
+        return int(np.nonzero(running[1:] != running[:-1])[0][-1]) + 2
+
+    unscaled = frozen_after(0)
+    assert all(frozen_after(k) == unscaled for k in (1, 2, 3))  # the sum stays below 65504
+    power = -int(answers["formats.scaled.power"])
+    assert value(answers["formats.scaled.unscaled_after"]) == unscaled
+    assert value(answers["formats.scaled.after"]) == frozen_after(power) != unscaled

@@ -19,10 +19,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from figures import weight_updates
 from fpsum import updates
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
 from fpsum.methods import ROUNDING_STREAM
-from fpsum.rounding import add_exact, add_rounded, round_exact, to_format
+from fpsum.rounding import add_exact, add_rounded, round_exact, stochastic_round_bits, to_format
 from fpsum.updates import (
     UPDATE_METHODS,
     UpdateMethod,
@@ -355,3 +356,38 @@ def test_long_runs_of_stalled_and_moving_weights_match_reference() -> None:
     for method in ("nearest", "stochastic", "master"):
         got = update_trajectory(w0, ups, BF16, method, seed=5)  # type: ignore[arg-type]
         np.testing.assert_array_equal(got, reference_trajectory(w0, ups, BF16, method, 5))
+
+
+# ---------------------------------------------------------------- stochastic rounding with r random bits
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=ids)
+def test_sr_bits_is_one_r_bit_rounding_per_step_from_the_seeded_stream(fmt: Format) -> None:
+    """Step by step with ``stochastic_round_bits`` and whole draws from the (ROUNDING_STREAM, seed) stream."""
+    r, seed = 8, 3
+    ups = noisy_updates(400, 2e-4, 4e-4, 5, seed=1)
+    got = update_trajectory(1.0, ups, fmt, "stochastic", seed=seed, sr_bits=r)
+    cuts = np.random.default_rng([ROUNDING_STREAM, seed]).integers(0, 2**r, ups.shape)
+    w = to_format(np.ones(5), fmt)
+    for t in range(ups.shape[0]):
+        w = stochastic_round_bits(w.astype(np.float64), ups[t].astype(np.float64), fmt, r, cuts[t])
+        assert_same_bits(got[t], w.astype(np.float64))
+    with pytest.raises(ValueError):
+        update_trajectory(1.0, ups, fmt, "nearest", sr_bits=r)
+
+
+def test_the_page_r_bit_weights_stall_where_ideal_draws_move() -> None:
+    """In practice, Maths: with r = 8 the weight from 8 never moves, ideal draws take it on; from 1 it lags."""
+    params = weight_updates.WeightUpdatesParams()
+    t = weight_updates.compute(params)
+    j8, j1 = params.starts.index(8.0), params.starts.index(1.0)
+    gap8 = BF16.ulp(8.0)
+    assert params.update < gap8 * 2.0**-params.sr_bits  # below the cut ...
+    assert (t.few_bits[:, j8] == 8.0).all()  # ... so every draw loses it
+    assert t.stored["stochastic"][-1, j8] > 8.0 + 0.5 * (t.exact[-1, j8] - 8.0)  # ideal draws move on
+    assert params.update > BF16.ulp(1.0) * 2.0**-params.sr_bits
+    climb = {"bits": t.few_bits[-1, j1] - 1.0, "exact": t.exact[-1, j1] - 1.0}
+    assert 0 < climb["bits"] < climb["exact"]  # moves, but lags: fewer moves up than the update's share
+    numbers = weight_updates.quoted(t, params)
+    per = numbers["start1"]
+    assert isinstance(per, dict) and float(per["bits_share"]) < float(per["ideal_share"])

@@ -32,12 +32,14 @@ class ExercisesParams:
     constant: float = 0.1
     constant_n: int = 4000
     race_n: int = 10_000
+    subnormal_power: int = -20
     percent: float = 1.0
     overflow_terms: tuple[float, ...] = (448.0, 16.0, 32.0)
     cancelling: tuple[float, ...] = (1.0, 4096.0, 1.0, -4096.0)
     sr_value: float = 1 / 3
     sr_draws: int = 10_000
     blocked_n: int = 65_536
+    leading_true: float = 0.99
     dot_k_max: int = 8192
     ones: int = 65_536
     bits: int = 14
@@ -47,6 +49,10 @@ class ExercisesParams:
     tree_n: int = 4096
     parameters: float = 7e9
     cancel_pair: tuple[float, float] = (1024.0, -1023.0)
+    handful_trials: int = 20_000
+    longer_n: int = 50
+    lossy_n: int = 700
+    lossy_trials: int = 200
     seed: int = 0
 
 
@@ -78,6 +84,21 @@ def constant_stall(params: ExercisesParams) -> NestedNumbers:
     }
 
 
+def half_gap_tie(params: ExercisesParams) -> NestedNumbers:
+    """An input of half the spacing is a tie: from an even total it is lost, from an odd one it moves a whole gap.
+
+    In FP16's binade [2^(p-1), 2^p) the spacing is 1; ``tie_start`` is its
+    first value, whose last significand bit is even, and the next one is odd.
+    """
+    fmt = fpsum.FP16
+    even = float(2 ** (fmt.precision - 1))
+    odd = even + fmt.ulp(even)
+    half = fmt.ulp(even) / 2
+    return {"even": number(even), "odd": number(odd), "half": number(half),
+            "even_sum": number(add_exact(even, half, fmt)), "odd_sum": number(add_exact(odd, half, fmt)),
+            "command": f"printf '{odd:g}\\n{half:g}\\n' | fpsum sum --format fp16 --method naive"}
+
+
 def fast_two_sum(params: ExercisesParams) -> NestedNumbers:
     """Kahan's correction c = (t - s) - y for s = 2,048 and y = 0.3 in FP16: it is minus the rounding error."""
     fmt = fpsum.FP16
@@ -91,7 +112,12 @@ def bf16_race(params: ExercisesParams) -> NestedNumbers:
     """The BF16 race on ``race_n`` uniform inputs: naive against pairwise and the exact total."""
     race = fpsum.run_race(fpsum.BF16, "uniform", n=params.race_n, seed=params.seed, samples=2,
                           methods=("naive", "pairwise"))
+    values = fpsum.make_inputs("uniform", params.race_n, fpsum.BF16, params.seed).astype(np.float64)
+    left, right = values[0::2], values[1::2]  # the tree's first level: neighbouring pairs
+    pair = fpsum.to_format(left + right, fpsum.BF16).astype(np.float64)  # exact in float64, then rounded once
+    lost = ((pair == left) & (right > 0)) | ((pair == right) & (left > 0))
     return {
+        "pair_lost": number(int(lost.sum())),
         "n": number(params.race_n), "naive": number(race.final["naive"]), "pairwise": number(race.final["pairwise"]),
         "exact": number(race.exact_final, 2), "stalled_after": number(race.stalls["naive"] or params.race_n),
         "command": f"fpsum race --format bf16 --inputs uniform --n {params.race_n}",
@@ -108,6 +134,63 @@ def bounds_reach(params: ExercisesParams) -> NestedNumbers:
         numbers[fmt.name] = {"worst": number(worst), "typical": number(typical)}
     numbers["fp32_stall_n"] = number(2 * fpsum.FP32.stall_point)
     return numbers
+
+
+def naive_errors(kind: str, n: int, trials: int, fmt: fpsum.Format, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Relative errors of ``trials`` naive sums of ``n`` seeded inputs of ``kind``, and the inputs themselves."""
+    values = fpsum.make_inputs(kind, n, fmt, seed, trials)  # type: ignore[arg-type]
+    exact = fpsum.exact_running(values, np.array([n]))[:, 0]
+    total = fpsum.total("naive", values, fmt).astype(np.float64)
+    return np.abs(total - exact) / exact, values
+
+
+def lost_whole(values: np.ndarray, fmt: fpsum.Format) -> np.ndarray:
+    """Which positive inputs a naive sum lost whole: the running total did not move when they were added."""
+    running = fpsum.running_totals("naive", values, fmt).astype(np.float64)
+    before = np.concatenate([np.zeros(running.shape[:-1] + (1,)), running[..., :-1]], axis=-1)
+    lost: np.ndarray = (running == before) & (values.astype(np.float64) > 0)
+    return lost
+
+
+def typical_measured(params: ExercisesParams) -> NestedNumbers:
+    """What BF16 sums measure against √n·u: a handful of uniform terms, and skewed terms that are lost whole.
+
+    ``handful``: at the n where √n·u reaches ``percent`` (a handful of terms
+    in BF16), the median, 90th percentile and largest error of uniform terms
+    and the share of trials reaching ``percent``; the median at ``longer_n``.
+    ``lossy``: ``lossy_n`` squares of uniforms, how many are lost whole on
+    average, the share of the exact total they carry (median), the median
+    error, √n·u and the share of trials below it.
+    """
+    fmt = fpsum.BF16
+    u = fmt.unit_roundoff
+    target = params.percent / 100
+    handful = math.ceil((target / u) ** 2)  # as bounds_reach finds it
+    errors, _ = naive_errors("uniform", handful, params.handful_trials, fmt, params.seed)
+    longer, _ = naive_errors("uniform", params.longer_n, params.handful_trials, fmt, params.seed)
+    n = params.lossy_n
+    lossy, values = naive_errors("squares", n, params.lossy_trials, fmt, params.seed)
+    lost = lost_whole(values, fmt)
+    wide = values.astype(np.float64)
+    carried = (wide * lost).sum(axis=-1) / wide.sum(axis=-1)
+    scale = math.sqrt(n) * u
+    return {
+        "handful": {
+            "n": number(handful), "trials": number(params.handful_trials),
+            "median": significant(100 * float(np.median(errors))),
+            "p90": significant(100 * float(np.quantile(errors, 0.9))),
+            "largest": significant(100 * float(errors.max())),
+            "reach": significant(100 * float((errors >= target).mean())),
+            "longer_n": number(params.longer_n), "longer_median": significant(100 * float(np.median(longer))),
+        },
+        "lossy": {
+            "n": number(n), "trials": number(params.lossy_trials),
+            "lost": number(float(lost.sum(axis=-1).mean()), 0), "carried": significant(100 * float(np.median(carried))),
+            "median": significant(100 * float(np.median(lossy))), "scale": significant(100 * scale, 3),
+            "below": number(100 * float((lossy < scale).mean())),
+            "command": f"fpsum race --format bf16 --inputs squares --n {n}",
+        },
+    }
 
 
 def e4m3_overflow(params: ExercisesParams) -> NestedNumbers:
@@ -128,6 +211,24 @@ def fp8_stalls(params: ExercisesParams) -> NestedNumbers:
         "e4m3": number(fpsum.E4M3.stall_point), "e5m2": number(fpsum.E5M2.stall_point),
         "bf16": number(fpsum.BF16.stall_point), "bf16_max": scientific(fpsum.BF16.max_finite, 3),
     }
+
+
+def scaled_stall(params: ExercisesParams) -> NestedNumbers:
+    """The FP16 race's inputs times 2^``subnormal_power`` (< 0): when the naive sum stops changing.
+
+    ``power`` is the magnitude of ``subnormal_power``, for a page's ``2^{-...}``.
+
+    Scaled by a power of two in the normal range the count is the unscaled
+    one; scaled into the subnormals the inputs round differently.
+    """
+    fmt = fpsum.FP16
+    values = fpsum.make_inputs("uniform", params.race_n, fmt, params.seed).astype(np.float64)
+    counts = {}
+    for power in (0, params.subnormal_power):
+        scaled = fpsum.to_format(values * 2.0**power, fmt)
+        counts[power] = first_frozen(fpsum.running_totals("naive", scaled, fmt).astype(np.float64))
+    return {"n": number(params.race_n), "power": str(-params.subnormal_power),
+            "after": number(counts[params.subnormal_power]), "unscaled_after": number(counts[0])}
 
 
 def cancelling(params: ExercisesParams) -> NestedNumbers:
@@ -169,7 +270,11 @@ def blocked_bound(params: ExercisesParams) -> NestedNumbers:
     best = int(math.isqrt(n))
     bound = (best + n / best) * fmt.unit_roundoff
     naive = (n - 1) * fmt.unit_roundoff
-    return {"n": number(n), "b": number(best), "bound": significant(bound), "naive": significant(naive)}
+    # A relative bound of a quarter does not keep the leading digit: the smallest two-decimal answer it allows.
+    computed = math.ceil(100 * params.leading_true * (1 - bound)) / 100
+    return {"n": number(n), "b": number(best), "bound": significant(bound), "naive": significant(naive),
+            "low": number(1 - bound, 4), "high": number(1 + bound, 4),
+            "true": number(params.leading_true), "computed": number(computed)}
 
 
 def dot_half_wrong(params: ExercisesParams) -> NestedNumbers:
@@ -260,10 +365,12 @@ def sterbenz(params: ExercisesParams) -> NestedNumbers:
 def build(record_id: str, params: ExercisesParams) -> Built:
     """Every page's answers."""
     return Built(files={}, numbers={
-        "accumulation": {"constant": constant_stall(params), "fast_two_sum": fast_two_sum(params),
+        "accumulation": {"constant": constant_stall(params), "tie": half_gap_tie(params),
+                         "fast_two_sum": fast_two_sum(params),
                          "race": bf16_race(params)},
-        "error_vs_n": bounds_reach(params),
-        "formats": {"overflow": e4m3_overflow(params), "stalls": fp8_stalls(params)},
+        "error_vs_n": {**bounds_reach(params), **typical_measured(params)},
+        "formats": {"overflow": e4m3_overflow(params), "stalls": fp8_stalls(params),
+                    "scaled": scaled_stall(params)},
         "beyond_kahan": {"cancelling": cancelling(params), "unbiased": unbiased(params),
                          "blocked": blocked_bound(params)},
         "dot": {"half_wrong": dot_half_wrong(params), "ones": truncated_ones(params),

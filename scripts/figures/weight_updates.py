@@ -15,7 +15,8 @@ each way's final weight and ``<way>_ulps`` (its largest error over all steps,
 in ulps of the exact weight, rounded up), ``up_exp`` and ``down_exp`` (half the gap to the
 neighbour above and below is 2^-up_exp and 2^-down_exp), ``kahan_limit_exp``
 (Kahan-compensated updates of at most 2^-kahan_limit_exp are lost for good)
-and ``ratio`` (the update over 2^-kahan_limit_exp).
+and ``ratio`` (the update over 2^-kahan_limit_exp); ``sr_bits``, and per start the
+numbers of stochastic rounding with that many random bits (:func:`few_bits`).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ class WeightUpdatesParams:
     steps: int = 10_000
     seed: int = 0
     samples: int = 250
+    sr_bits: int = 8
 
     def __post_init__(self) -> None:
         fmt = fpsum.get_format(self.format)
@@ -95,6 +97,7 @@ class Trajectories:
     exact: np.ndarray  # (steps, starts)
     stored: dict[UpdateMethod, np.ndarray]  # (steps, starts) each
     ulps: np.ndarray  # ulp of the exact weight in fmt, (steps, starts)
+    few_bits: np.ndarray  # stochastic rounding with sr_bits random bits, not drawn (steps, starts)
 
     def error_ulps(self, method: UpdateMethod) -> np.ndarray:
         """Stored minus exact weight, in ulps of the exact weight."""
@@ -114,7 +117,8 @@ def compute(params: WeightUpdatesParams) -> Trajectories:
     updates = fpsum.constant_updates(params.steps, params.update, weights=starts.size)
     exact = fpsum.exact_trajectory(starts, updates)
     stored = {m: fpsum.update_trajectory(starts, updates, fmt, m, seed=params.seed) for m in fpsum.UPDATE_METHODS}
-    return Trajectories(fmt=fmt, starts=starts, exact=exact, stored=stored, ulps=fmt.ulps(exact))
+    few_bits = fpsum.update_trajectory(starts, updates, fmt, "stochastic", seed=params.seed, sr_bits=params.sr_bits)
+    return Trajectories(fmt=fmt, starts=starts, exact=exact, stored=stored, ulps=fmt.ulps(exact), few_bits=few_bits)
 
 
 def drawn_steps(params: WeightUpdatesParams) -> np.ndarray:
@@ -166,6 +170,30 @@ def up_to(value: float, digits: int = 3) -> str:
     scale = 10.0 ** (math.floor(math.log10(abs(value))) - digits + 1)
     text = significant(math.ceil(value / scale - 1e-9) * scale, digits)
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def few_bits(t: Trajectories, j: int, params: WeightUpdatesParams) -> dict[str, str]:
+    """Stochastic rounding with ``sr_bits`` random bits from start ``j``: where it ends, and why.
+
+    ``bits_end``, the final weight; ``bits_cut_exp``, k for the update size
+    2**-k below which every draw loses it at the start (``2**-sr_bits`` of
+    the gap above);
+    ``bits_moves``, how many steps changed the weight; ``bits_share`` and
+    ``ideal_share``, the chance per step of a move up from the start, with
+    ``sr_bits`` bits and with ideal draws (the update's share of the gap).
+    """
+    start = float(t.starts[j])
+    gap = float(t.fmt.ulp(start))
+    update = float(np.float32(params.update))
+    cut = gap * 2.0**-params.sr_bits
+    scale = 2**params.sr_bits
+    path = with_start(t.few_bits[:, j], start)
+    return {
+        "bits_end": number(float(t.few_bits[-1, j]), WEIGHT_DECIMALS), "bits_cut_exp": str(exponent(cut)),
+        "bits_moves": number(int(np.count_nonzero(path[1:] != path[:-1]))),
+        "bits_share": significant(math.floor(update / gap * scale) / scale, 3),
+        "ideal_share": significant(update / gap, 3),
+    }
 
 
 def _panel(ax: Axes, err: Axes, t: Trajectories, j: int, params: WeightUpdatesParams, palette: Palette,
@@ -252,6 +280,7 @@ def quoted(t: Trajectories, params: WeightUpdatesParams) -> dict[str, str | dict
         "master_lost_exp": str(fp32.precision + 1), "master_moves_exp": str(fp32.precision),
         "lost_beyond_exp": str(exponent(lost_beyond(params.update, fmt))),
         "master_lost_beyond": number(lost_beyond(params.update, fp32)),
+        "sr_bits": str(params.sr_bits),
     }
     for j, start in enumerate(params.starts):
         limit = kahan_limit(start, fmt)
@@ -262,6 +291,7 @@ def quoted(t: Trajectories, params: WeightUpdatesParams) -> dict[str, str | dict
             "down_exp": str(exponent(float(fpsum.lost_below(start, fmt, -1.0)))),
             "kahan_limit_exp": str(exponent(limit)),
             "ratio": significant(params.update / limit),
+            **few_bits(t, j, params),
         }
         for m in fpsum.UPDATE_METHODS:
             per[m] = number(float(t.stored[m][-1, j]), WEIGHT_DECIMALS)

@@ -267,6 +267,66 @@ def stochastic_round(
 # --8<-- [end:stochastic]
 
 
+def stochastic_round_bits(
+    a: np.ndarray,
+    b: np.ndarray,
+    fmt: Format,
+    bits: int,
+    draws: np.ndarray,
+) -> np.ndarray:
+    """``a + b`` rounded stochastically to ``fmt`` with ``bits`` random bits, elementwise; an array of ``fmt.dtype``.
+
+    The rule of hardware that adds ``bits`` random bits to the first
+    ``bits`` discarded bits of the magnitude and truncates: the exact sum's
+    magnitude lies in ``[z, z + g)``, between its neighbour towards zero z
+    and the next value away, g apart; with ``t = floor(2**bits * (|v| - z) / g)``,
+    the fraction covered cut to ``bits`` bits, the result is ``+-(z + g)``
+    when ``t + draw >= 2**bits`` and ``+-z`` otherwise.  ``draws`` are whole
+    numbers uniform in ``[0, 2**bits)``.  So the magnitude moves away from
+    zero with probability ``t / 2**bits``, not the fraction itself: the rule
+    is biased towards zero, and a sum that covers less than ``2**-bits`` of
+    its gap is rounded back to z whatever the draw, which
+    :func:`stochastic_round` (ideal draws) never does.
+
+    ``a`` and ``b`` are float64 arrays of values of any format up to FP32, as
+    for :func:`stochastic_round`.  A representable sum comes back unchanged;
+    beyond the largest finite value the sum rounds to nearest and overflows
+    as the format does (inf, or NaN in E4M3); NaN in gives NaN; an exact
+    zero sum is +0.0 (-0.0 if both are -0.0), and a negative sum that
+    rounds to zero is -0.0.  ``ValueError`` unless ``1 <= bits`` and
+    ``bits + fmt.precision <= 52``, which keeps the cut exact in float64.
+    """
+    if not 1 <= bits <= 52 - fmt.precision:
+        raise ValueError(f"{bits} random bits: {fmt.label} takes 1 to {52 - fmt.precision}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        hi, lo = _two_sum(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64))
+        nearest = to_format(hi, fmt)
+        # Magnitudes: |v| = size + towards, exactly (lo carries hi's sign flipped or not).
+        size = np.abs(hi)
+        towards = np.where(np.signbit(hi), -lo, lo)
+        candidate = to_format(size, fmt)
+        cand64 = candidate.astype(np.float64)
+        beyond = (cand64 > size) | ((cand64 == size) & (towards < 0))
+        zero = np.zeros_like(candidate)
+        z = np.where(beyond, np.nextafter(candidate, zero), candidate)
+        z64 = z.astype(np.float64)
+        gap = _neighbour(z, fmt, upward=True).astype(np.float64) - z64
+        safe_gap = np.where(gap > 0, gap, 1.0)
+        # Exact: |hi| - z by Sterbenz (z <= |hi| <= 2z, or z = 0), then a power of two.
+        scaled = (size - z64) / safe_gap * 2.0**bits
+        cut = np.floor(scaled)
+        # lo is below half a float64 ulp of hi, finer than the cut's grid when
+        # bits + p <= 52: it matters only where the scaled distance is whole.
+        cut -= (cut == scaled) & (towards < 0)
+        away = (cut + draws) >= 2.0**bits
+        magnitude = np.where(away & (gap > 0), z64 + gap, z64)
+        result = np.where(np.signbit(hi), -magnitude, magnitude).astype(fmt.dtype)
+        special = ~np.isfinite(hi) | (size > fmt.max_finite)
+        if np.any(special):
+            result = np.where(special, nearest, result)
+    return np.asarray(result, dtype=fmt.dtype)
+
+
 def _sums_exact_in_float64(fmt: Format) -> bool:
     """Whether float64 holds the sum of any two finite values of ``fmt`` exactly.
 

@@ -27,7 +27,7 @@ import numpy as np
 from .exact import exact_running
 from .formats import FP32, Format
 from .methods import ROUNDING_STREAM
-from .rounding import add_rounded, stochastic_round, to_format
+from .rounding import add_rounded, stochastic_round, stochastic_round_bits, to_format
 
 UpdateMethod = Literal["nearest", "kahan", "stochastic", "master"]
 UPDATE_METHODS: tuple[UpdateMethod, ...] = get_args(UpdateMethod)
@@ -128,7 +128,8 @@ def _until_moved(w: np.ndarray, count: int, step: Callable[[np.ndarray, slice], 
 
 
 def update_trajectory(
-    w0: np.ndarray | float, updates: np.ndarray, fmt: Format, method: UpdateMethod, *, seed: int = 0
+    w0: np.ndarray | float, updates: np.ndarray, fmt: Format, method: UpdateMethod, *, seed: int = 0,
+    sr_bits: int | None = None,
 ) -> np.ndarray:
     """The weight as stored in ``fmt`` after each step, as float64; shape ``updates.shape``.
 
@@ -153,6 +154,10 @@ def update_trajectory(
       one uniform draw per weight and step from NumPy's PCG64 stream for
       ``(ROUNDING_STREAM, seed)``, drawn step by step (the same numbers as
       one draw of shape ``updates.shape``).  ``seed`` is used by this method only;
+      so is ``sr_bits``: given r, the rounding uses r random bits instead
+      (:func:`fpsum.rounding.stochastic_round_bits`, whole draws in
+      ``[0, 2**r)`` from the same stream), and an update below ``2**-r`` of
+      the gap never moves the weight;
     * ``master``: ``m = RN_fp32(m + u)``, and the stored weight ``RN(m)``.
 
     Non-finite values propagate as IEEE says: a NaN update makes the weight
@@ -162,11 +167,14 @@ def update_trajectory(
     exact zero sum is +0.0 unless both operands are -0.0, for every method;
     so a ``w0`` of -0.0 stays -0.0 under updates of -0.0 only.
     ``TypeError`` unless ``updates`` is float32; ``ValueError`` for no
-    steps, a format wider than FP32 or an unknown method.
+    steps, a format wider than FP32, an unknown method, ``sr_bits`` with
+    another method, or more bits than the format allows.
     """
     _check(updates, fmt)
     if method not in UPDATE_METHODS:
         raise ValueError(f"unknown update method {method!r} (known: {', '.join(UPDATE_METHODS)})")
+    if sr_bits is not None and method != "stochastic":
+        raise ValueError(f"sr_bits is for stochastic rounding, not {method!r}")
     start = np.broadcast_to(np.asarray(w0, dtype=np.float64), updates.shape[1:])
     # --8<-- [start:update-loop]
     # exact: every FP32 value is a float64
@@ -195,11 +203,20 @@ def update_trajectory(
             rng = np.random.default_rng(
                 [ROUNDING_STREAM, seed])
             # step after step
-            draws = rng.random(updates.shape)
-            out = _until_moved(
-                w, len(steps),
-                lambda w, r: stochastic_round(
-                    w, steps[r], fmt, draws[r]))
+            if sr_bits is None:
+                draws = rng.random(updates.shape)
+                out = _until_moved(
+                    w, len(steps),
+                    lambda w, r: stochastic_round(
+                        w, steps[r], fmt, draws[r]))
+            else:
+                cuts = rng.integers(
+                    0, 2**sr_bits, updates.shape)
+                out = _until_moved(
+                    w, len(steps),
+                    lambda w, r: stochastic_round_bits(
+                        w, steps[r], fmt, sr_bits,
+                        cuts[r]))
         else:  # master
             # float64 -> float32 is NumPy's correctly
             # rounded cast
