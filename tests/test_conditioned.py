@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import fpsum
+from fpsum import conditioned
 from fpsum.conditioned import (
     condition_number,
     conditioned_sums,
@@ -114,6 +115,15 @@ def test_only_the_rows_that_need_room_below_are_moved_up() -> None:
     assert np.abs(early.values.astype(np.float64)).max() < 2.0 ** (top_exponent(FP16, N) + 1)
     late = conditioned_sums(np.full(8, kappa_limit(FP16, N)), N, FP16, seed=7)
     assert np.abs(late.values.astype(np.float64)).max() >= 2.0 ** (top_exponent(FP16, N) + 1)
+    # "Rows that need no room are the first build, bit for bit": the first build, redone by hand
+    rng = np.random.default_rng([conditioned.CONDITIONED_STREAM, 7])
+    rows, half = 3, N // 2
+    draws = conditioned._Draws(uniform=rng.random((rows, half)), first=conditioned._steps(rng, rows, half),
+                               later=conditioned._steps(rng, rows, N - half))
+    spread = np.log2(early.target)[:, np.newaxis]
+    first = conditioned._rows(draws, np.minimum(np.ceil(spread), top_exponent(FP16, N)), spread, FP16)
+    assert np.array_equal(np.sort(first.astype(np.float64) + 0.0, axis=-1),
+                          np.sort(early.values.astype(np.float64), axis=-1))
 
 
 def test_the_limits() -> None:

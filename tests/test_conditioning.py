@@ -136,6 +136,8 @@ def test_the_span_of_an_fp16_sum_against_the_bits_of_the_folds() -> None:
     assert span["top"] == "2¹⁶" and span["held"] == "2¹⁵" and span["half_quantum"] == "2⁻²⁵"
     assert span["ceiling"] == conditioning.scientific(float(Fraction(2**15) / quantum))
     assert span["overflowing"] == conditioning.scientific(float(PARAMS.n * Fraction(fp16.max_finite) / quantum), 2)
+    with np.errstate(over="ignore"):  # "adding two of the same sign first would overflow"
+        assert np.isinf(np.float16(fp16.max_finite) + np.float16(fp16.max_finite - 32))
     p = round(-math.log2(fp16.unit_roundoff))
     assert (span["bits"], span["carried"], span["carried_next"]) == (str(p), str(K * p), str((K + 1) * p))
     assert K * p < bits < (K + 1) * p  # the span falls between three folds and four

@@ -140,9 +140,9 @@ def _rows(draws: _Draws, top: np.ndarray,
     the last at E - b, rounded); term j of the other m is
     `round(r_j * 2**max(E - b * j / m, q + 1) - S)`, S the
     exact sum so far and 2**q the smallest subnormal, so
-    the sum falls to about 2**(E - b), never below two
-    quanta.  Within the normal range, rounding is blind to
-    scale: the rows for E + t are 2**t times those for E.
+    the sum falls to about 2**(E - b); its last steps are
+    never smaller than two quanta, though a sum may still
+    come out at one quantum, or 0.
     """
     rows, half = draws.first.shape
     rest = draws.later.shape[1]
@@ -184,15 +184,17 @@ def conditioned_sums(
     with its largest terms in binade
     E = min(ceil(b), top_exponent()), b = log2(kappa),
     where no sum can overflow; then at E + t, t >= 0 the
-    largest shift that keeps the first row's sum of
-    magnitudes times 2**t below 2**(emax - 1).  The second
-    build is the first moved up, deeper by t binades below
-    it: that is what lets a sum fall to a few quanta with
-    its terms near the top of the range.  (If the second
-    row's magnitudes ever reached 2**emax, the first would
-    be kept.)  Each row is then shuffled.  The achieved
-    kappa (measured exactly, `ConditionedSums.kappa`) is
-    near the target, typically a few times above it.
+    shift that lets the sum fall to 2**(E + t - b) no
+    lower than two quanta, 2**(q + 1), but no more than
+    keeps the first row's sum of magnitudes times 2**t
+    below 2**(emax - 1).  Rows that need no room (t = 0)
+    are the first build, bit for bit; the others are
+    what lets kappa near the end of the range.  (If a
+    moved row's magnitudes ever reached 2**emax, the
+    first would be kept.)  Each row is then shuffled.
+    The achieved kappa (measured exactly,
+    `ConditionedSums.kappa`) is near the target,
+    typically a few times above it.
     Seeded (PCG64 on its own stream): the same arguments
     give the same bits. `ValueError` for n below 2 or a
     target below 1 or above `kappa_limit()`.  The values
