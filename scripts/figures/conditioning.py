@@ -8,8 +8,8 @@ kappa, and each method's worst-case bound as a dotted line.
 Numbers of record ``conditioning``: ``n``, ``folds`` (K), ``trials`` (sums per
 target), ``rows`` (sums per format), and per format (``fp64``, ``fp16``, and
 ``bf16``, which is computed but not drawn): ``u_inv``, ``u_inv2`` and
-``u_invk`` (1/u, 1/u², 1/u^K, written like ``8 × 10³¹``), ``limit`` (the
-largest kappa the generator reaches there), ``same`` (how many sums Neumaier
+``u_invk`` (1/u, 1/u², 1/u^K, written like ``8 × 10³¹``), ``reached`` (the
+largest kappa of the format's sums), ``same`` (how many sums Neumaier
 and Sum2 gave different bits for: ``0``), ``kahan_gain`` (the median, over
 the bins below 1/u, of the naive median error over Kahan's), ``correct_max``
 (the largest error of the correctly rounded sum, in units of u), ``exact_from``
@@ -22,7 +22,13 @@ method ``lost`` (the median kappa of the first bin whose median error reaches
 bin, in units of u).  ``example`` holds a four-term sum and the ``fpsum``
 command that repeats it: ``kappa`` and each method's result; ``twice`` the
 FP32 sum 2²⁴ + 1 + 2⁻⁴⁰ rounded through float64 (``fsum``, ``twice``) and
-once (``once``), with its ``command``.
+once (``once``), with its ``command``.  ``kappa_max`` is the largest target
+of the sweep.  ``span`` holds FP16's range in bits against SumK's folds
+(:func:`span_numbers`); ``search`` the seeded search for FP16 sums with kappa
+in ``search_band`` (:func:`search_numbers`): how many were drawn and kept,
+the share SumK with K folds loses every digit of and returns 0 for, how many
+K + 1 folds get exact, and ``example``, the first sum where K folds return
+0 and K + 1 the exact sum, with the command that repeats it.
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -79,11 +86,16 @@ class ConditioningParams:
     bins_per_decade: int = 2
     min_count: int = 8
     seed: int = 0
+    search_rows: int = 2000
+    search_band: tuple[float, float] = (1e11, 1e12)
+    search_seed: int = 1
 
     def __post_init__(self) -> None:
         for name in self.formats + self.extra:
             fpsum.get_format(name)
-        if self.n < 4 or self.folds < 3 or self.trials < 1 or self.kappa_max < 10 or self.min_count < 1:
+        low, high = self.search_band
+        if (self.n < 4 or self.folds < 3 or self.trials < 1 or self.kappa_max < 10 or self.min_count < 1
+                or self.search_rows < 1 or not 1 <= low < high):
             raise ValueError(f"invalid conditioning parameters: {self}")
 
 
@@ -103,6 +115,138 @@ class Panel:
     centres: np.ndarray               # median kappa of each bin with enough sums
     counts: np.ndarray
     medians: dict[str, np.ndarray]    # method -> (bins,)
+
+
+@dataclass(frozen=True)
+class Search:
+    """FP16 sums whose achieved kappa lies in ``params.search_band``, summed by SumK with K and K + 1 folds.
+
+    ``values`` (rows, n) in FP16, ``exact`` their exact sums (each a whole
+    multiple of 2⁻²⁴, so exact in float64), ``kappa``; ``errors`` maps the
+    number of folds to each sum's relative error; ``example`` is the first
+    sum where K folds return 0 (relative error 1) and K + 1 the exact sum, or
+    None if no sum does.
+    """
+
+    values: np.ndarray
+    exact: np.ndarray
+    kappa: np.ndarray
+    results: dict[int, np.ndarray]
+    errors: dict[int, np.ndarray]
+    example: int | None
+
+
+def search(params: ConditioningParams) -> Search:
+    """The seeded search: ``search_rows`` sums drawn at FP16's largest target kappa, kept if in the band."""
+    fmt = fpsum.FP16
+    drawn = fpsum.conditioned_sums(np.full(params.search_rows, fpsum.kappa_limit(fmt, params.n)), params.n, fmt,
+                                   params.search_seed)
+    low, high = params.search_band
+    keep = (drawn.kappa >= low) & (drawn.kappa <= high)  # inf (an exact 0) is never inside
+    values, exact = drawn.values[keep], drawn.exact[keep]
+    results = {k: np.asarray(fpsum.total("sumk", values, fmt, folds=k)).astype(np.float64)
+               for k in (params.folds, params.folds + 1)}
+    errors = {k: relative_errors(values, r, exact) for k, r in results.items()}
+    zero = (results[params.folds] == 0) & (results[params.folds + 1] == exact)
+    example = int(np.argmax(zero)) if zero.any() else None
+    return Search(values=values, exact=exact, kappa=drawn.kappa[keep], results=results, errors=errors,
+                  example=example)
+
+
+def quanta(value: float, quantum_exponent: int) -> str:
+    """An exact multiple of ``2**quantum_exponent`` for prose: ``0``, ``−2⁻²⁴``, ``2⁻²³``, ``3 × 2⁻²⁴``."""
+    count = Fraction(value) / Fraction(2) ** quantum_exponent
+    if count.denominator != 1:
+        raise ValueError(f"{value!r} is not a multiple of 2**{quantum_exponent}")
+    whole = abs(count.numerator)
+    if whole == 0:
+        return "0"
+    sign = "−" if count < 0 else ""
+    if whole & (whole - 1) == 0:  # a power of two
+        return sign + "2" + superscript(quantum_exponent + whole.bit_length() - 1)
+    return f"{sign}{whole} × 2{superscript(quantum_exponent)}"
+
+
+def command_lines(values: np.ndarray, tail: str, width: int = 60) -> str:
+    """A printf of each value on its own line, piped into ``tail``, wrapped by hand to ``width`` columns.
+
+    Lines end in the shell's line continuation, and the last pipes into ``tail``.
+
+    Each value is the shortest decimal that reads back as it (``repr``), and
+    ``fpsum sum`` rounds it exactly to the format, so it arrives as itself.
+    """
+    lines: list[str] = []
+    line = "printf '%s\\n'"
+    for word in (repr(float(v)) for v in values):
+        if len(line) + 1 + len(word) + 2 > width:
+            lines.append(line + " \\")
+            line = "   "
+        line += " " + word
+    lines.append(line + " \\")
+    lines.append("  | " + tail)
+    return "\n".join(lines)
+
+
+def search_numbers(found: Search, params: ConditioningParams) -> NestedNumbers:
+    """The search's numbers: sums in the band, the share K folds lose, how many K + 1 folds get exact, the example."""
+    k = params.folds
+    fmt = fpsum.FP16
+    q = fmt.emin - fmt.precision + 1
+    lost = found.errors[k] >= LOST
+    numbers: dict[str, NestedNumbers | str] = {
+        "rows": number(params.search_rows), "sums": number(found.exact.size),
+        "low": scientific(params.search_band[0]), "high": scientific(params.search_band[1]),
+        "lost": number(100 * float(lost.mean()), 0) + " %",
+        "next": number(k + 1),
+        "next_exact": number(int(np.count_nonzero(found.errors[k + 1] == 0))),
+        "zero": number(100 * float(np.mean((found.results[k] == 0) & (found.exact != 0))), 0) + " %",
+    }
+    if found.example is not None:
+        i = found.example
+        tail = f"fpsum sum --format fp16 --method sumk --folds {k}"
+        numbers["example"] = {
+            "kappa": scientific(float(found.kappa[i])),
+            "exact": quanta(float(found.exact[i]), q),
+            "result": quanta(float(found.results[k][i]), q),
+            "error": number(float(found.errors[k][i])),
+            "next_result": quanta(float(found.results[k + 1][i]), q),
+            "terms": number(params.n),
+            "zeros": number(int(np.count_nonzero(found.values[i] == 0))),
+            "command": command_lines(found.values[i], tail),
+        }
+    return numbers
+
+
+def span_numbers(fmt: fpsum.Format, n: int, folds: int) -> NestedNumbers:
+    """The bits an exact sum of ``fmt`` can span, from its largest finite value down to the quantum, and K p.
+
+    ``span``: from 2**(emax + 1) (just above the largest value) down to the
+    quantum 2**q; ``ceiling``: 2**emax / 2**q, the largest kappa of sums whose
+    magnitudes stay below 2**emax; ``overflowing``: n times the largest value
+    over the quantum, which n terms reach only if some order of adding them
+    overflows; ``error`` and ``error_next``: u**K and u**(K + 1) times 2**emax,
+    the error left after K and K + 1 folds at the largest magnitudes, against
+    ``half_quantum``; ``needs``: the sum of magnitudes beyond which a sum of two
+    quanta spans more than K p bits.
+    """
+    q = fmt.emin - fmt.precision + 1
+    return {
+        "overflowing": scientific(n * fmt.max_finite / 2.0**q, 2),
+        "span": number(fmt.emax + 1 - q),
+        "top": "2" + superscript(fmt.emax + 1),
+        "held": "2" + superscript(fmt.emax),
+        "ceiling": scientific(2.0 ** (fmt.emax - q)),
+        "ceiling_bits": number(fmt.emax - q),
+        "bits": number(fmt.precision),
+        "carried": number(folds * fmt.precision),
+        "carried_next": number((folds + 1) * fmt.precision),
+        "u_invk_next": scientific(fmt.unit_roundoff ** -(folds + 1)),
+        "span_power": "2" + superscript(fmt.emax + 1 - q),
+        "error": "2" + superscript(fmt.emax - folds * fmt.precision),
+        "error_next": "2" + superscript(fmt.emax - (folds + 1) * fmt.precision),
+        "half_quantum": "2" + superscript(q - 1),
+        "needs": "2" + superscript(folds * fmt.precision + q + 1),
+    }
 
 
 def relative_errors(values: np.ndarray, results: np.ndarray, exact: np.ndarray) -> np.ndarray:
@@ -325,18 +469,22 @@ def twice_numbers() -> NestedNumbers:
     }
 
 
-def headline(panels: dict[str, Panel], params: ConditioningParams) -> NestedNumbers:
-    """The numbers the page quotes (see the module docstring)."""
+def headline(panels: dict[str, Panel], params: ConditioningParams, found: Search | None = None) -> NestedNumbers:
+    """The numbers the page quotes (see the module docstring); ``search`` only when ``found`` is given."""
     numbers: dict[str, NestedNumbers | str] = {
         "n": number(params.n), "folds": number(params.folds), "trials": number(params.trials),
+        "kappa_max": scientific(params.kappa_max),
         "example": example_numbers(), "twice": twice_numbers(),
+        "span": span_numbers(fpsum.FP16, params.n, params.folds),
     }
+    if found is not None:
+        numbers["search"] = search_numbers(found, params)
     for name, panel in panels.items():
         u = panel.fmt.unit_roundoff
         per: dict[str, NestedNumbers | str] = {
             "rows": number(panel.kappa.size),
             "u_inv": scientific(1 / u), "u_inv2": scientific(u**-2), "u_invk": scientific(u**-params.folds),
-            "limit": scientific(fpsum.kappa_limit(panel.fmt, params.n)),
+            "reached": scientific(float(panel.kappa.max())),
             "same": number(panel.same),
             "kahan_gain": significant(_median_ratio(panel, 1 / u), 1),
             "correct_max": significant(float(panel.errors["correct"].max()) / u, 2),
@@ -379,4 +527,4 @@ def build(figure_id: str, params: ConditioningParams) -> Built:
             "Sum2's; Kahan's, (2u + O(nu²))κ, has no line); dashed: 100 %, where a line ends (no correct "
             "digit). A marker on the grey strip at the bottom: the median sum of that bin was exact (error 0).")
     files |= static_fragment(figure_id, SIZES, alt, caption, more)
-    return Built(files=files, numbers=headline(panels, params))
+    return Built(files=files, numbers=headline(panels, params, search(params)))
