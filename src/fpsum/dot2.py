@@ -155,7 +155,7 @@ def dot2_running(
     one are NaN).  `ValueError` for no pairs.
     """
     if x.shape[-1] < 1:
-        raise ValueError("a dot product needs at least one pair")
+        raise ValueError("a dot product needs a pair")
     h, r = two_product(x, y, fmt)
     with np.errstate(over="ignore", invalid="ignore"):
         # the rounded products, summed in fmt
