@@ -19,8 +19,8 @@ import fpsum
 from figures import dot_accuracy, dot_error, matmul_error, promotion
 from fpsum.dot import dot_running, exact_dot, exact_dot_running
 from fpsum.dot2 import dot2, two_product
-from fpsum.tf32 import tf32_dot, to_tf32
 from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
+from fpsum.tf32 import tf32_dot, to_tf32
 
 DOT = dataclasses.replace(dot_error.DotErrorParams(), trials=4, k_max=2**14)
 QUOTE = DOT.quote_k
