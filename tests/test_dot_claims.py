@@ -105,7 +105,7 @@ def test_promotion_every_128_recovers_fp8_dot_products_and_shorter_intervals_do_
     errors = promotion.compute(params)
     at128 = int(np.nonzero(params.intervals == 128)[0][0])
     never = float(np.median(errors.never["uniform"]))
-    assert never > 0.01  # a K = 4096 sum of one sign in 14 truncating bits: per cent errors
+    assert never > 0.02  # per cent errors, and more than the DeepSeek-V3 report's 2 %, as the page says
     assert float(np.median(errors.promoted["uniform"][:, at128])) < never / 50
     medians = np.median(errors.promoted["uniform"], axis=0)
     assert np.all(np.diff(medians) > 0)  # every halving of N_c helps inputs of one sign
