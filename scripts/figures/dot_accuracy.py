@@ -128,7 +128,8 @@ def build_cases(record_id: str, params: CasesParams) -> Built:
             "kappa": number(float(np.median(kappas(p, v))), 0),
         },
         "underflow": {
-            "a": repr(params.underflow), "exact": repr(float(s)), "dot2": repr(result),
+            "a": repr(params.underflow), "exact": ("−" if s < 0 else "") + scientific(abs(float(s)), 3),
+            "dot2": number(result),
             "bound": significant(float(bound / abs(s))), "kappa": number(kappa, 0),
         },
     }
