@@ -238,6 +238,8 @@ def test_root_k_u_is_a_typical_size_for_zero_mean_data_and_fails_for_one_sign_on
         assert np.all(median[:cross] <= root[:cross]) and np.all((median > root)[cross:][upto[cross:]])
         # γ_K, where it exists, bounds every trial (test_the_computed_dot_product_obeys_the_bound...)
         assert params.quote_k * panel.fmt.unit_roundoff >= 1  # and at quote_k it does not exist
+        u, k = panel.fmt.unit_roundoff, params.scale_k
+        assert fpsum.gamma(k, u) > math.sqrt(k) * (math.sqrt(k) * u)  # "more than √K times √K·u"
         # products are lost whole once the median is above √K·u
         k = int(panel.ks[cross])
         x, y = dot_error.draw_pairs(dataclasses.replace(params, k_max=k, quote_k=k), panel.fmt, "uniform")
