@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 import reference
+from figures import dot_accuracy
 from fpsum.cli import main
 from fpsum.dot import DOT_METHODS
-from fpsum.formats import BF16, E5M2, FP16
+from fpsum.formats import BF16, E5M2, FP16, FP32
 from fpsum.hardware import TruncatedAccumulator, truncated_dot
 from fpsum.rounding import round_exact
 from fpsum.textbook import naive
@@ -187,3 +188,20 @@ def test_as_a_program() -> None:
     done = subprocess.run([sys.executable, "-m", "fpsum", "dot", "--help"], capture_output=True, text=True)
     assert done.returncode == 0
     assert "example:" in done.stdout and "fpsum dot" in done.stdout and "--truncate-bits" in done.stdout
+
+
+def test_the_pages_bf16_square_below_fp32_s_normal_range_is_rounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dot-products page's command: a BF16 value squared into FP32's subnormals comes out rounded."""
+    built = dot_accuracy.build_cases("dot-cases", dot_accuracy.CasesParams())
+    tiny = built.numbers["tiny"]
+    assert isinstance(tiny, dict)
+    command = str(tiny["command"])
+    pair = command.split("'")[1]
+    flags = command.split("fpsum dot ")[1].split()
+    status, out = run([*flags, "--json"], pair + "\n", monkeypatch)
+    assert status == 0
+    report = json.loads(out)
+    x = round_exact(Fraction(pair.split()[0]), BF16)
+    exact = Fraction(x) ** 2
+    assert report["exact"] == float(exact) and exact < Fraction(2) ** -126
+    assert report["result"] == round_exact(exact, FP32) and Fraction(report["result"]) != exact

@@ -18,6 +18,7 @@ from pathlib import Path
 from . import (
     blocked,
     conditioning,
+    dot_accuracy,
     dot_error,
     error_vs_n,
     exercises,
@@ -43,7 +44,7 @@ from .errors import located
 from .record import Built, Record
 
 BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, promotion, weight_updates, conditioning, sum_order,
-            blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, exercises,
+            blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy, exercises,
             numbers, snippets, site_info, looks_css)
 """Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
 records first (:func:`longest_first`), so no core is left with a long one at the end."""

@@ -1,11 +1,18 @@
 """The dot-product figure: relative error against K for four accumulators, FP16 and BF16 inputs.
 
-Numbers of record ``dot-error``: ``k_max``, ``quote_k``, ``trials``,
+Numbers of record ``dot-error``: ``k_max``, ``quote_k``, ``scale_k``, ``trials``,
 ``bits``, ``hw_block``, ``promote_every`` and, per input format and input
 kind (``fp16.uniform``, ``bf16.normal``, ...), the median relative error at
 ``quote_k`` and at ``k_max`` of each accumulator (``narrow``, ``wide``,
 ``truncated``, ``promoted``; keys ``<acc>`` and ``<acc>_max``), in per cent,
-and ``kappa``, the median condition number |x|ᵀ|y| / |xᵀy| at ``k_max``.
+and ``kappa``, the median condition number |x|ᵀ|y| / |xᵀy| at ``k_max``;
+``scaled``, the median of the input-format accumulator's error measured
+against |x|ᵀ|y| (|ŝ − s| / |x|ᵀ|y|) at ``quote_k``, and ``scaled_small`` the
+same at ``scale_k``, in per cent.  Per input format, under ``scale``:
+``root_k_u`` (√K·u at ``quote_k``, in per cent), ``root_k_u_small`` and
+``gamma_small`` (√K·u and γ_K at ``scale_k``, in per cent), ``k_u`` (K·u at
+``quote_k``: γ_K exists only below 1) and ``cross``, the first K of the grid at which the median of
+``scaled`` for uniform inputs exceeds √K·u, with ``below``, the K before it.
 """
 
 from __future__ import annotations
@@ -43,7 +50,7 @@ Y_BOTTOM, Y_TOP = 1e-8, 10.0
 
 @dataclass(frozen=True)
 class DotErrorParams:
-    """Input formats and kinds, the longest dot product, trials, seed, the hardware model, the K the page quotes."""
+    """Input formats and kinds, the longest dot product, trials, seed, the hardware model, the Ks the page quotes."""
 
     formats: tuple[str, ...] = ("fp16", "bf16")
     kinds: tuple[str, ...] = KINDS
@@ -54,11 +61,13 @@ class DotErrorParams:
     hw_block: int = 4
     promote_every: int = 128
     quote_k: int = 4096
+    scale_k: int = 64
 
     def __post_init__(self) -> None:
         for name in self.formats:
             fpsum.get_format(name)
-        if set(self.kinds) - set(KINDS) or self.trials < 1 or not 2 <= self.quote_k <= self.k_max:
+        if (set(self.kinds) - set(KINDS) or self.trials < 1 or not 2 <= self.quote_k <= self.k_max
+                or not 2 <= self.scale_k <= self.quote_k):
             raise ValueError(f"invalid dot-product parameters: {self}")
         self.models()  # the hardware model checks its own parameters
 
@@ -193,22 +202,69 @@ def percent(errors: np.ndarray, column: int) -> str:
     return significant(100 * float(np.median(errors[:, column])))
 
 
+def scaled(panel: Panel) -> np.ndarray:
+    """The input-format accumulator's errors as a fraction of |x|ᵀ|y|: the relative errors over κ, (trials, len(ks))."""
+    ratio: np.ndarray = panel.errors["naive"] / panel.kappa
+    return ratio
+
+
+def root_k_u(panel: Panel) -> np.ndarray:
+    """√K·u of the panel's format at each K of its grid: the typical size of a sum's error from random rounding."""
+    root: np.ndarray = np.sqrt(panel.ks.astype(np.float64)) * panel.fmt.unit_roundoff
+    return root
+
+
+def crossing(panel: Panel) -> int:
+    """Index of the first K at which the median of :func:`scaled` exceeds √K·u; ``len(ks)`` if none does."""
+    above = np.median(scaled(panel), axis=0) > root_k_u(panel)
+    return int(np.argmax(above)) if above.any() else len(panel.ks)
+
+
+def scale_numbers(panels: list[Panel], params: DotErrorParams) -> dict[str, NestedNumbers | str]:
+    """Per input format: √K·u and K·u at ``quote_k``, and where uniform inputs cross √K·u (see the module docstring)."""
+    numbers: dict[str, NestedNumbers | str] = {}
+    for panel in panels:
+        if panel.kind != "uniform":
+            continue
+        at = int(np.nonzero(panel.ks == params.quote_k)[0][0])
+        small = int(np.nonzero(panel.ks == params.scale_k)[0][0])
+        cross = crossing(panel)
+        numbers[panel.fmt.name] = {
+            "root_k_u": significant(100 * float(root_k_u(panel)[at])),
+            "root_k_u_small": significant(100 * float(root_k_u(panel)[small])),
+            "gamma_small": significant(100 * fpsum.gamma(params.scale_k, panel.fmt.unit_roundoff)),
+            "k_u": number(params.quote_k * panel.fmt.unit_roundoff),
+            "cross": number(int(panel.ks[cross])) if cross < len(panel.ks) else "none",
+            "below": number(int(panel.ks[cross - 1])) if 0 < cross <= len(panel.ks) else "none",
+        }
+    return numbers
+
+
 def headline(panels: list[Panel], params: DotErrorParams) -> NestedNumbers:
     """The numbers the page quotes (see the module docstring)."""
     numbers: dict[str, NestedNumbers | str] = {
-        "k_max": number(params.k_max), "quote_k": number(params.quote_k), "trials": number(params.trials),
+        "k_max": number(params.k_max), "quote_k": number(params.quote_k), "scale_k": number(params.scale_k),
+        "trials": number(params.trials),
         "bits": number(params.bits), "hw_block": number(params.hw_block),
         "promote_every": number(params.promote_every),
     }
     for panel in panels:
         at = int(np.nonzero(panel.ks == params.quote_k)[0][0])
-        quoted: dict[str, NestedNumbers | str] = {"kappa": number(float(np.median(panel.kappa[:, -1])), 0)}
+        quoted: dict[str, NestedNumbers | str] = {
+            "kappa": number(float(np.median(panel.kappa[:, -1])), 0),
+            "scaled": percent(scaled(panel), at),
+            "scaled_small": percent(scaled(panel), int(np.nonzero(panel.ks == params.scale_k)[0][0])),
+        }
         for name in ACCUMULATORS:
             quoted[name] = percent(panel.errors[name], at)
             quoted[f"{name}_max"] = percent(panel.errors[name], -1)
         by_format = numbers.setdefault(panel.fmt.name, {})
         assert isinstance(by_format, dict)
         by_format[panel.kind] = quoted
+    for name, scale in scale_numbers(panels, params).items():
+        by_format = numbers[name]
+        assert isinstance(by_format, dict)
+        by_format["scale"] = scale
     return numbers
 
 
