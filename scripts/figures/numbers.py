@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,6 +103,13 @@ def printed_values(line: str) -> list[float]:
     return [float(word) for word in line.translate(str.maketrans("[],", "   ")).split()]
 
 
+def printed_number(value: float) -> str:
+    """A printed value for prose: as :func:`number` with six decimals, or from 10^15 up in exponent notation with
+    six significant digits (``1e+308``), as Python prints it, rather than 309 digits.
+    """
+    return f"{value:.6g}" if math.isfinite(value) and abs(value) >= 1e15 else number(value, 6)
+
+
 def read_run(name: str, printed: str) -> dict[str, str]:
     """What snippet ``name`` printed (key ``printed``), and each printed value under its key of :data:`LIBRARY_RUNS`
     or :data:`CPU_LIBRARY_RUNS`.
@@ -118,9 +126,9 @@ def read_run(name: str, printed: str) -> dict[str, str]:
             continue
         values = printed_values(line)
         if len(names) == 1:
-            numbers[names[0]] = " / ".join(number(v, 6) for v in values)
+            numbers[names[0]] = " / ".join(printed_number(v) for v in values)
         elif len(names) == len(values):
-            numbers |= {k: number(v, 6) for k, v in zip(names, values)}
+            numbers |= {k: printed_number(v) for k, v in zip(names, values)}
         else:
             raise ValueError(f"snippet {name} printed {line!r}, expected values for {names}")
     return numbers
@@ -152,6 +160,9 @@ def build_library(record_id: str, params: LibraryParams) -> Built:
         "bf16_exact": number(fpsum.exact_total(bf16)),
         # The exact sums and means of what the table's snippets sum.
         "columns_exact": " / ".join(number(fpsum.exact_total(table[:, j])) for j in range(params.columns)),
+        "column0_exact": number(fpsum.exact_total(table[:, 0])),
+        "columns_exact_mean": " / ".join(significant(fpsum.exact_total(table[:, j]) / params.n, 4)
+                                         for j in range(params.columns)),
         "fp16_exact_mean": significant(fpsum.exact_total(fp16) / params.n, 4),
         "bf16_exact_mean": significant(fpsum.exact_total(bf16) / params.n, 4),
         "e4m3_exact": number(fpsum.exact_total(e4m3)),

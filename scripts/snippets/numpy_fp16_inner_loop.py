@@ -3,7 +3,7 @@ import numpy as np
 u = np.random.default_rng(0).random((8192, 4))
 x = u.astype(np.float16)
 # one column, a strided 1-D view: float32 pairwise
-print(x[:, 0].sum())
+print(float(x[:, 0].sum()))
 # the same memory, transposed: still one row at a
 # time into float16 results
 print(x.T.sum(axis=1))
