@@ -417,6 +417,9 @@ def test_numpy_float16_sums_are_accurate_exactly_when_the_reduced_axis_has_the_s
         accurate = bool(np.all(np.abs(got - exact) <= FP16.ulps(exact)))
         assert accurate == smallest, (a.shape, a.strides, axis)
         outcomes.add(accurate)
+        # "A float16 `mean` takes float32 on every axis": never the stalled sum divided, whatever the layout.
+        means = np.asarray(a.mean(axis=axis), dtype=np.float64).ravel()
+        assert np.all(np.abs(means - exact / a.shape[axis]) <= FP16.ulps(exact / a.shape[axis])), (a.strides, axis)
     assert outcomes == {True, False}
 
 
