@@ -17,7 +17,7 @@ VERSION ?= $(shell sed -n 's/^version: *//p' CITATION.cff | tr -d "\"'")
 # mike runs `mkdocs build` (or ProperDocs') by name: the environment's own, whether or not it is activated.
 WITH_VENV := PATH="$(abspath $(BIN)):$$PATH"
 
-.PHONY: site serve test bench chromium clean archive publish-version
+.PHONY: site serve test bench chromium clean archive publish-version libraries libraries-data
 
 # The virtual environment, from the pinned lock; fpsum installed editable so
 # `make serve` follows edits to the model.  pip brings in uv (its version is the
@@ -65,6 +65,26 @@ test: $(STAMP) $(MATHJAX) chromium
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --dist loadgroup
+
+# PyTorch, JAX and MLX for the CPU, in an environment of their own (.venv-libraries, about 1.5 GB),
+# never part of the site build or of `make test`: every package pinned by requirements-libraries.txt
+# and installed by pip with --no-deps, so no resolver can pick another torch (README: the library rows).
+LIBVENV := .venv-libraries
+LIBSTAMP := $(LIBVENV)/.installed
+LIBPIP := $(LIBVENV)/bin/python -m pip --disable-pip-version-check --quiet
+$(LIBSTAMP): requirements-libraries.txt pyproject.toml
+	$(PYTHON) -m venv $(LIBVENV)
+	$(LIBPIP) install --no-deps -r requirements-libraries.txt
+	$(LIBPIP) install --no-deps -e .
+	touch $@
+
+# Runs the library rows afresh and fails if they differ from the committed data/libraries.json.
+libraries: $(STAMP) $(LIBSTAMP)
+	LIBRARIES_PYTHON="$(abspath $(LIBVENV))/bin/python" $(BIN)/pytest tests/test_libraries.py -q -n 0
+
+# Rewrites data/libraries.json from a fresh run (commit it; the site build reads it).
+libraries-data: $(LIBSTAMP)
+	$(LIBVENV)/bin/python scripts/libraries/run.py
 
 # Lighthouse 12.2.3 for `make bench`, pinned by tools/lighthouse/package-lock.json (needs Node 18.20+).
 LIGHTHOUSE := tools/lighthouse/node_modules/.installed

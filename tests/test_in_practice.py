@@ -396,6 +396,75 @@ def test_ml_dtypes_sums_are_naive_in_the_type_and_the_mean_is_that_sum_divided(d
     assert value(printed[f"{prefix}_sum_fp32"]) == pytest.approx(float(fpsum.exact_sum(x)), rel=1e-6)
 
 
+def test_numpy_float16_sums_are_accurate_exactly_when_the_reduced_axis_has_the_smallest_stride() -> None:
+    """"Taken only when the reduced axis is that loop: the axis with the smallest stride in memory, axes of length 1
+    aside. A 1-D array or view is its own innermost loop, whatever its stride" [Concept, NumPy's axis trap]: over
+    every order of the axes of a 3-D array, C and Fortran, and strided slices, the sum along the long axis is
+    accurate (within an ulp of the exact sum) if and only if that axis has the smallest stride.
+    """
+    base = np.random.default_rng(LIBRARY.seed).random((LIBRARY.n, 4, 3)).astype(np.float16)
+    cases = [np.transpose(np.asarray(base, order=order), perm) for order in "CF"
+             for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0))]
+    cases += [np.asarray(base, order=order)[cut] for order in "CF"
+              for cut in (np.s_[:, ::2, :], np.s_[::3, :, :], np.s_[:, :, ::2], np.s_[:, 0, :], np.s_[::5, 1, 2])]
+    outcomes = set()
+    for a in cases:
+        axis = int(np.argmax(a.shape))
+        smallest = abs(a.strides[axis]) == min(abs(st) for st, size in zip(a.strides, a.shape) if size > 1)
+        got = np.asarray(a.sum(axis=axis), dtype=np.float64).ravel()
+        lines = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
+        exact = np.array([fpsum.exact_total(line) for line in lines])
+        accurate = bool(np.all(np.abs(got - exact) <= FP16.ulps(exact)))
+        assert accurate == smallest, (a.shape, a.strides, axis)
+        outcomes.add(accurate)
+        # "A float16 `mean` takes float32 on every axis": never the stalled sum divided, whatever the layout.
+        means = np.asarray(a.mean(axis=axis), dtype=np.float64).ravel()
+        assert np.all(np.abs(means - exact / a.shape[axis]) <= FP16.ulps(exact / a.shape[axis])), (a.strides, axis)
+    assert outcomes == {True, False}
+
+
+def test_numpy_float16_strided_views_transposes_means_and_the_issues_case_as_the_page_says() -> None:
+    """`x[:, 0].sum()` is as `x.sum()` of that column; `x.T.sum(axis=1)` stalls like `x.sum(axis=0)`; the float16
+    mean is the exact mean rounded once on every axis; numpy#15785's pair gives the exact count and the stall point.
+    """
+    x = np.random.default_rng(LIBRARY.seed).random((LIBRARY.n, LIBRARY.columns)).astype(np.float16)
+    column = x[:, 0]
+    assert column.strides[0] == LIBRARY.columns * column.itemsize and column.sum() == column.copy().sum()
+    exact = float(fpsum.exact_sum(column))
+    assert abs(float(column.sum()) - exact) <= FP16.ulps(np.array([exact]))[0] / 2
+    assert np.all(x.T.sum(axis=1) == FP16.stall_point) and np.array_equal(x.T.sum(axis=1), x.sum(axis=0))
+    for layout in (x, np.asfortranarray(x)):
+        means = [float(fpsum.to_format(np.array([fpsum.exact_total(x[:, j]) / LIBRARY.n]), FP16)[0])
+                 for j in range(LIBRARY.columns)]
+        assert layout.mean(axis=0).tolist() == means
+    quoted = run("numpy_fp16_inner_loop")
+    assert value(quoted["column_view"]) == float(column.sum())
+    assert [value(v) for v in quoted["transposed"].split(" / ")] == [FP16.stall_point] * LIBRARY.columns
+    ones = np.ones((3, 3000, 115), dtype=np.float16)
+    assert ones[0, :, 110].sum(0) == 3000 == value(quoted["issue_view"])
+    assert ones[0].sum(0)[110] == FP16.stall_point == value(quoted["issue_axis0"])
+
+
+def test_fsum_is_correctly_rounded_unless_a_partial_sum_overflows_and_then_the_order_decides() -> None:
+    """"For finite values it returns the correctly rounded sum, however much they cancel, as long as no partial sum
+    overflows: `math.fsum([1e308, 1e308, -1e308])` raises OverflowError, while the same values in another order
+    give 1e+308" [accumulation-error, in-practice]; the oracle is the exact Fraction sum, rounded once by float().
+    """
+    from fractions import Fraction
+
+    with pytest.raises(OverflowError):
+        math.fsum([1e308, 1e308, -1e308])
+    assert math.fsum([1e308, -1e308, 1e308]) == 1e308 == value(run("python_fsum_order")["fsum_reordered"])
+    assert run("python_fsum_order")["printed"].splitlines()[0].startswith("OverflowError")
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        size = int(rng.integers(2, 40))
+        values = (rng.standard_normal(size) * 2.0 ** rng.integers(-60, 60, size)).tolist()
+        values += [-v for v in values[: size // 2]]  # heavy cancellation
+        rng.shuffle(values)
+        assert math.fsum(values) == float(sum(Fraction(v) for v in values))
+
+
 def test_python_sum_is_what_this_python_does() -> None:
     """The table's Python rows: compensated from 3.12, a plain running sum before; fsum correctly rounded."""
     quoted = library_numbers()
@@ -492,7 +561,11 @@ def test_the_library_table_says_what_ran_and_cites_what_did_not(site_dir: Path) 
         if result == "not run here":
             assert "<a href=" in cells[columns.index("source")], f"a cited row without its source: {row}"
     cited = [row for row in rows if "not run here" in row]
-    assert len(cited) >= 5 and any("PyTorch" in r for r in cited) and any("MLX" in r for r in cited)
+    assert len(cited) >= 3 and any("CUDA" in r for r in cited) and any("MLX" in r for r in cited)
+    # Every CPU row of PyTorch, JAX and MLX ran here (make libraries); only GPUs and other versions are cited.
+    for row in rows:
+        if any(name in row for name in ("PyTorch", "JAX", "MLX")) and "not run here" not in row:
+            assert "on the CPU" in row or "on this CPU" in row, row
 
 
 def test_the_snippets_are_shown_as_they_are_with_what_they_printed(site_dir: Path) -> None:
@@ -502,6 +575,12 @@ def test_the_snippets_are_shown_as_they_are_with_what_they_printed(site_dir: Pat
         shown = [i for i, b in enumerate(blocks) if b.strip() == source]
         assert shown, f"the page does not show {path.name} as it is"
         assert blocks[shown[0] + 1].strip() == snippets.run_snippet(path), path.name
+    committed = json.loads(numbers.LIBRARIES_DATA.read_text())["runs"]
+    for name in numbers.CPU_LIBRARY_RUNS:  # run by make libraries: the output committed with them
+        source = (snippets.SNIPPETS_DIR / f"{name}.py").read_text().strip()
+        shown = [i for i, b in enumerate(blocks) if b.strip() == source]
+        assert shown, f"the page does not show {name}.py as it is"
+        assert blocks[shown[0] + 1].strip() == committed[name]["printed"], name
     numbers_json = json.loads((site_dir / "data" / "numbers.json").read_text())
     assert numbers_json["library.python_sum.fsum"] == "1"
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,18 +14,34 @@ import numpy as np
 
 import fpsum
 
+from .cache import REPO
 from .record import Built, Record
 from .snippets import SNIPPETS_DIR, run_snippet
 from .text import number, significant
 
 LIBRARY_RUNS: dict[str, tuple[tuple[str, ...], ...]] = {
     "numpy_fp16_axis_trap": (("axis0",), ("fortran",), ("float32",)),
+    "numpy_fp16_inner_loop": (("column_view",), ("transposed",), ("mean_axis0",), ("issue_view", "issue_axis0")),
     "numpy_fp16_scans_mean": (("cumsum",), ("accumulate",), ("mean",)),
     "ml_dtypes_sum_mean": (("bf16_sum", "bf16_mean", "bf16_sum_fp32"), ("e4m3_sum", "e4m3_mean", "e4m3_sum_fp32")),
     "python_sum": (("sum",), ("fsum",)),
+    "python_fsum_order": ((), ("fsum_reordered",)),
 }
 """The snippets of the library table, and what each line they print is: one key per printed value, or one
-key for a whole printed array (its values joined by `` / ``)."""
+key for a whole printed array (its values joined by `` / ``); no key for a line of text (an exception)."""
+
+CPU_LIBRARY_RUNS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "torch_cpu_sums": (("fp16_sum", "fp16_mean", "fp16_cumsum"), ("bf16_sum", "bf16_mean", "bf16_cumsum"),
+                       ("columns",)),
+    "jax_cpu_sums": (("fp16_sum", "fp16_reduce_sum", "fp16_cumsum"), ("bf16_sum", "bf16_reduce_sum", "bf16_cumsum"),
+                     ("e4m3_sum", "e4m3_sum_fp32")),
+    "mlx_cpu_sums": (("fp16_sum", "fp16_mean", "fp16_cumsum"), ("bf16_sum", "bf16_mean", "bf16_cumsum")),
+}
+"""The PyTorch, JAX and MLX snippets, run by ``make libraries-data`` in an environment of their own: their
+printed output comes from :data:`LIBRARIES_DATA`, read as :data:`LIBRARY_RUNS` reads the others."""
+
+LIBRARIES_DATA = REPO / "data" / "libraries.json"
+"""What the PyTorch, JAX and MLX snippets printed, with the versions that printed it (``scripts/libraries/run.py``)."""
 
 
 @dataclass(frozen=True)
@@ -62,37 +81,54 @@ class LibraryParams:
         """The snippet files run, in the order of ``runs``."""
         return tuple(SNIPPETS_DIR / f"{name}.py" for name in self.runs)
 
+    @property
+    def inputs(self) -> tuple[Path, ...]:
+        """What the record is made from: the snippets run here, those run elsewhere and their committed output."""
+        return (*self.files, *(SNIPPETS_DIR / f"{name}.py" for name in CPU_LIBRARY_RUNS), LIBRARIES_DATA)
+
 
 def records() -> list[Record]:
     """The error bounds the pages quote, and what numpy, ml_dtypes and Python return."""
     library = LibraryParams()
     return [
         Record("bounds", BoundsParams(), build_bounds),
-        Record("library", library, build_library, inputs=library.files),
+        Record("library", library, build_library, inputs=library.inputs),
     ]
 
 
 def printed_values(line: str) -> list[float]:
-    """The numbers of one printed line: a scalar, several separated by spaces, or a NumPy array ``[a b c]``."""
-    return [float(word) for word in line.replace("[", " ").replace("]", " ").split()]
+    """The numbers of one printed line: a scalar, several separated by spaces, a NumPy array ``[a b c]`` or a
+    Python list ``[a, b, c]``.
+    """
+    return [float(word) for word in line.translate(str.maketrans("[],", "   ")).split()]
+
+
+def printed_number(value: float) -> str:
+    """A printed value for prose: as :func:`number` with six decimals, or from 10^15 up in exponent notation with
+    six significant digits (``1e+308``), as Python prints it, rather than 309 digits.
+    """
+    return f"{value:.6g}" if math.isfinite(value) and abs(value) >= 1e15 else number(value, 6)
 
 
 def read_run(name: str, printed: str) -> dict[str, str]:
-    """What snippet ``name`` printed (key ``printed``), and each printed value under its key of :data:`LIBRARY_RUNS`.
+    """What snippet ``name`` printed (key ``printed``), and each printed value under its key of :data:`LIBRARY_RUNS`
+    or :data:`CPU_LIBRARY_RUNS`.
 
-    ``ValueError`` if the lines or values are not what :data:`LIBRARY_RUNS` says they are.
+    ``ValueError`` if the lines or values are not what those say they are.
     """
     lines = printed.splitlines()
-    keys = LIBRARY_RUNS[name]
+    keys = LIBRARY_RUNS[name] if name in LIBRARY_RUNS else CPU_LIBRARY_RUNS[name]
     if len(lines) != len(keys):
         raise ValueError(f"snippet {name} printed {len(lines)} lines, expected {len(keys)}: {printed!r}")
     numbers = {"printed": printed}
     for line, names in zip(lines, keys):
+        if not names:
+            continue
         values = printed_values(line)
         if len(names) == 1:
-            numbers[names[0]] = " / ".join(number(v, 6) for v in values)
+            numbers[names[0]] = " / ".join(printed_number(v) for v in values)
         elif len(names) == len(values):
-            numbers |= {k: number(v, 6) for k, v in zip(names, values)}
+            numbers |= {k: printed_number(v) for k, v in zip(names, values)}
         else:
             raise ValueError(f"snippet {name} printed {line!r}, expected values for {names}")
     return numbers
@@ -124,6 +160,9 @@ def build_library(record_id: str, params: LibraryParams) -> Built:
         "bf16_exact": number(fpsum.exact_total(bf16)),
         # The exact sums and means of what the table's snippets sum.
         "columns_exact": " / ".join(number(fpsum.exact_total(table[:, j])) for j in range(params.columns)),
+        "column0_exact": number(fpsum.exact_total(table[:, 0])),
+        "columns_exact_mean": " / ".join(significant(fpsum.exact_total(table[:, j]) / params.n, 4)
+                                         for j in range(params.columns)),
         "fp16_exact_mean": significant(fpsum.exact_total(fp16) / params.n, 4),
         "bf16_exact_mean": significant(fpsum.exact_total(bf16) / params.n, 4),
         "e4m3_exact": number(fpsum.exact_total(e4m3)),
@@ -133,7 +172,26 @@ def build_library(record_id: str, params: LibraryParams) -> Built:
     }
     for name, path in zip(params.runs, params.files):
         numbers[name] = read_run(name, run_snippet(path))
-    return Built(files={}, numbers=numbers)
+    return Built(files={}, numbers=numbers | cpu_library_numbers())
+
+
+def cpu_library_numbers() -> dict[str, str | dict[str, str]]:
+    """The PyTorch, JAX and MLX rows, from :data:`LIBRARIES_DATA`: per snippet what it printed and its values,
+    and under ``versions`` the version of each package that ran them.
+
+    ``ValueError`` if a snippet's committed output is missing, or was printed by another version of its file
+    than the one in ``scripts/snippets/`` (``make libraries-data`` runs them again).
+    """
+    data = json.loads(LIBRARIES_DATA.read_text(encoding="utf-8"))
+    numbers: dict[str, str | dict[str, str]] = {"versions": dict(data["versions"]), "threads": str(data["threads"])}
+    for name in CPU_LIBRARY_RUNS:
+        run = data["runs"].get(name)
+        source = SNIPPETS_DIR / f"{name}.py"
+        if run is None or run["source_sha256"] != hashlib.sha256(source.read_bytes()).hexdigest():
+            raise ValueError(f"{LIBRARIES_DATA.name} holds no output of {source.name} as it is now: "
+                             "run make libraries-data")
+        numbers[name] = read_run(name, run["printed"])
+    return numbers
 
 
 def build_bounds(record_id: str, params: BoundsParams) -> Built:

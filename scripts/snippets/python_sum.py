@@ -5,5 +5,5 @@ values = [1e16, 1.0, -1e16]
 # a plain running sum before Python 3.12, compensated
 # (Neumaier) from 3.12 on
 print(sum(values))
-# correctly rounded in every version
+# correctly rounded: no partial sum overflows here
 print(math.fsum(values))
