@@ -1,7 +1,10 @@
 r"""Formulas drawn when the site is built (``hooks/formulas.py``), read from the built HTML.
 
 Every formula arrives as MathJax's SVG with its MathML for screen readers;
-the glyph outlines its ``<use>`` elements name are in the page, once; no page
+the glyph outlines its ``<use>`` elements name are in the page, once; its
+drawing holds no group that only moves what it holds (``hooks/flat_svg.py``
+folds those into the glyphs; ``test_formulas_browser`` checks that no glyph
+moved); no page
 shows a reader raw TeX, loads MathJax or refers to another host for it; the
 search index still holds the TeX.  A formula that is not TeX stops the build
 with one line naming the page and the formula, and the drawings are cached:
@@ -14,6 +17,7 @@ import json
 import re
 import shutil
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -25,7 +29,7 @@ from browsing import all_pages, formula_count
 from repocopy import REPO, BuiltCopy, build_copy
 
 sys.path.insert(0, str(REPO))
-from hooks import mathjax_render  # noqa: E402
+from hooks import flat_svg, mathjax_render  # noqa: E402
 from hooks.mathjax_render import Formula  # noqa: E402
 
 PAGES = all_pages()
@@ -174,6 +178,84 @@ def test_the_search_index_holds_the_formulas_tex(site_dir: Path) -> None:
     text = " ".join(doc["text"] for doc in index["docs"])
     assert "\\hat s_k" in text and "\\gamma_" in text
     assert "mjx-container" not in text and "MJX-TEX" not in text
+
+
+def groups_that_only_move(container: str) -> list[dict[str, str]]:
+    """The ``<g>`` elements of a drawing, below its outermost one and outside tables, that ``flat_svg`` folds."""
+    start, end = flat_svg.svg_bounds(container)
+    found: list[dict[str, str]] = []
+
+    def visit(element: ET.Element, outermost: bool) -> None:
+        if element.tag.endswith("}g") and element.get("data-mml-node") in flat_svg.KEPT_WHOLE:
+            return
+        if element.tag.endswith("}g") and not outermost and set(element.attrib) <= flat_svg.MOVING_ONLY:
+            found.append(dict(element.attrib))
+        for child in element:
+            visit(child, False)
+
+    visit(ET.fromstring(container[start:end])[0], True)
+    return found
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_drawing_holds_a_group_that_only_moves(site_dir: Path, name: str) -> None:
+    """Folded: each glyph sits in the outermost group (or in one that colours or links, or in a table)."""
+    html = (site_dir / name).read_text(encoding="utf-8")
+    containers = re.findall(r"<mjx-container.*?</mjx-container>", html, re.S)
+    assert len(containers) == formula_count(site_dir, name)
+    moving = [(i, g) for i, c in enumerate(containers) for g in groups_that_only_move(c)]
+    assert moving == [], f"{name}: groups that only move their glyphs, (formula, group): {moving[:5]}"
+
+
+MATHML = '<mjx-assistive-mml display="inline"><math><mi>x</mi></math></mjx-assistive-mml>'
+SVG_OPEN = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="2ex" '
+            'viewBox="0 -500 900 600" aria-hidden="true">')
+TOP = '<g stroke="currentColor" fill="currentColor" stroke-width="0" transform="scale(1,-1)">'
+
+
+def drawing(inside: str) -> str:
+    """A container as MathJax writes one, with ``inside`` in its outermost group."""
+    return f'<mjx-container jax="SVG">{SVG_OPEN}{TOP}{inside}</g></svg>{MATHML}</mjx-container>'
+
+
+def test_folding_multiplies_the_groups_transforms_into_each_glyph() -> None:
+    """Outer first, as SVG nests them: translate(10,0) around scale(0.5) around translate(4,2) puts a point
+    (x, y) at (10 + 0.5 (x + 4), 0.5 (y + 2)), the matrix (0.5, 0, 0, 0.5, 12, 1); the tags around the
+    drawing, and the MathML, stay as they were.
+    """
+    nested = drawing('<g data-mml-node="math"><g data-mml-node="msup" transform="translate(10,0)">'
+                     '<g data-mml-node="mi" transform="scale(0.5)"><use data-c="78" xlink:href="#X" '
+                     'transform="translate(4 2)"></use></g></g><g data-mml-node="mspace"></g>'
+                     '<rect width="5" height="1" x="3" y="0"></rect></g>')
+    assert flat_svg.flatten(nested) == drawing(
+        '<use data-c="78" xlink:href="#X" transform="matrix(0.5,0,0,0.5,12,1)"></use>'
+        '<rect width="5" height="1" x="3" y="0"></rect>')
+
+
+def test_a_group_that_does_more_than_move_is_kept_and_its_insides_folded() -> None:
+    """A colour stays on its group (which takes the transforms above it); a nested <svg>, which takes no
+    transform, gets a group that carries it; a table keeps what MathJax drew inside it.
+    """
+    nested = drawing('<g data-mml-node="mstyle" fill="red" stroke="red" transform="translate(5,0)">'
+                     '<g data-mml-node="mi" transform="translate(1,0)"><use data-c="78" xlink:href="#X"></use>'
+                     '</g></g><g data-mml-node="mo" transform="translate(0,7)"><svg width="2" height="3" '
+                     'viewBox="0 0 2 3"><use data-c="7C" xlink:href="#Y"></use></svg></g>'
+                     '<g data-mml-node="mtable" transform="translate(2,0)"><g data-mml-node="mtr">'
+                     '<use data-c="79" xlink:href="#Z"></use></g></g>')
+    assert flat_svg.flatten(nested) == drawing(
+        '<g data-mml-node="mstyle" fill="red" stroke="red" transform="translate(5,0)">'
+        '<use data-c="78" xlink:href="#X" transform="translate(1,0)"></use></g>'
+        '<g transform="translate(0,7)"><svg width="2" height="3" viewBox="0 0 2 3">'
+        '<use data-c="7C" xlink:href="#Y"></use></svg></g>'
+        '<g data-mml-node="mtable" transform="translate(2,0)"><g data-mml-node="mtr">'
+        '<use data-c="79" xlink:href="#Z"></use></g></g>')
+
+
+@pytest.mark.parametrize("transform", ["rotate(90)", "skewX(10)", "translate(1,2,3)", "scale()"])
+def test_a_transform_mathjax_does_not_write_is_refused_not_folded(transform: str) -> None:
+    nested = drawing(f'<g data-mml-node="mi" transform="{transform}"><use xlink:href="#X"></use></g>')
+    with pytest.raises(ValueError, match="transform"):
+        flat_svg.flatten(nested)
 
 
 # ---------------------------------------------------------------- drawing and caching
