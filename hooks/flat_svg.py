@@ -155,7 +155,7 @@ def svg_bounds(container: str) -> tuple[int, int]:
 def flatten(container: str) -> str:
     """MathJax's ``mjx-container`` with its drawing folded (see the module's docstring); the rest as it was.
 
-    The outer ``<svg>`` start tag and the MathML after it are kept byte for byte; only what the
+    The outer ``<svg>`` start tag and all outside the drawing are kept byte for byte; only what the
     outermost group holds is rewritten.  ``ValueError`` if the drawing is not as MathJax writes it.
     """
     start, end = svg_bounds(container)

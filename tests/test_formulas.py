@@ -1,6 +1,7 @@
 r"""Formulas drawn when the site is built (``hooks/formulas.py``), read from the built HTML.
 
-Every formula arrives as MathJax's SVG with its MathML for screen readers;
+Every formula arrives as MathJax's SVG, hidden from screen readers, in a
+container named with the formula in words (MathJax's speech rule engine);
 the glyph outlines its ``<use>`` elements name are in the page, once; its
 drawing holds no group that only moves what it holds (``hooks/flat_svg.py``
 folds those into the glyphs; ``test_formulas_browser`` checks that no glyph
@@ -35,8 +36,8 @@ from hooks.mathjax_render import Formula  # noqa: E402
 PAGES = all_pages()
 TEX = re.compile(r"\\[A-Za-z]{2,}|\\[()\[\]{}]|\$\$|\^\{|_\{")
 """What shows that text is TeX, not prose: a command, a delimiter, a braced sub- or superscript."""
-HIDDEN = {"script", "style", "code", "pre", "svg", "mjx-assistive-mml", "template", "noscript"}
-"""Where text is no prose a reader sees: code, scripts, drawings, and the MathML a screen reader reads."""
+HIDDEN = {"script", "style", "code", "pre", "svg", "template", "noscript"}
+"""Where text is no prose a reader sees: code, scripts, drawings."""
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 VIEWBOX = re.compile(r"-?[\d.]+ -?[\d.]+ ([\d.]+) ([\d.]+)")
 EX = re.compile(r"[\d.]+ex")
@@ -50,7 +51,6 @@ class Drawing:
     containers: list[dict[str, str]] = field(default_factory=list)
     svgs: list[dict[str, str]] = field(default_factory=list)
     maths: int = 0
-    math_elements: int = 0
     uses: list[str] = field(default_factory=list)
 
 
@@ -93,10 +93,8 @@ class Built(HTMLParser):
             drawing.containers.append(values)
         elif tag == "svg" and self._open[-1] == "mjx-container":
             drawing.svgs.append(values)
-        elif tag == "math" and "mjx-assistive-mml" in self._open:
+        elif tag in ("math", "mjx-assistive-mml"):
             drawing.maths += 1
-        elif "math" in self._open and "mjx-assistive-mml" in self._open:
-            drawing.math_elements += 1
         elif tag == "use":
             drawing.uses.append(values.get("xlink:href", values.get("href", "")))
 
@@ -123,7 +121,10 @@ def test_some_pages_have_formulas_inline_and_displayed(site_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_formula_holds_an_svg_and_its_mathml(site_dir: Path, name: str) -> None:
+def test_every_formula_holds_an_svg_and_is_named_in_words(site_dir: Path, name: str) -> None:
+    """One SVG, which screen readers skip, in a container that is an image named in words (no TeX, no
+    MathML left in the page: its elements cost the reader's browser more than the drawings).
+    """
     page = built(site_dir, name)
     assert len(page.formulas) == formula_count(site_dir, name)
     for i, formula in enumerate(page.formulas):
@@ -136,7 +137,10 @@ def test_every_formula_holds_an_svg_and_its_mathml(site_dir: Path, name: str) ->
         assert box and float(box[1]) > 0 and float(box[2]) > 0, f"{where}: viewBox {svg.get('viewbox')!r}"
         assert EX.fullmatch(svg.get("width", "")) and EX.fullmatch(svg.get("height", "")), f"{where}: size"
         assert svg.get("aria-hidden") == "true", f"{where}: the drawing is not hidden from screen readers"
-        assert formula.maths == 1 and formula.math_elements >= 1, f"{where}: no MathML for screen readers"
+        assert container.get("role") == "img", f"{where}: the formula is not an image to screen readers"
+        label = container.get("aria-label", "")
+        assert re.search(r"[a-z]", label) and not TEX.search(label) and "\\" not in label, f"{where}: {label!r}"
+        assert formula.maths == 0, f"{where}: MathML left in the page"
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -181,14 +185,18 @@ def test_the_search_index_holds_the_formulas_tex(site_dir: Path) -> None:
 
 
 def groups_that_only_move(container: str) -> list[dict[str, str]]:
-    """The ``<g>`` elements of a drawing, below its outermost one and outside tables, that ``flat_svg`` folds."""
+    """The ``<g>`` elements of a drawing, below its outermost one and outside tables, that ``flat_svg`` folds.
+
+    Not the group that carries a nested ``<svg>`` (which takes no transform of its own).
+    """
     start, end = flat_svg.svg_bounds(container)
     found: list[dict[str, str]] = []
 
     def visit(element: ET.Element, outermost: bool) -> None:
         if element.tag.endswith("}g") and element.get("data-mml-node") in flat_svg.KEPT_WHOLE:
             return
-        if element.tag.endswith("}g") and not outermost and set(element.attrib) <= flat_svg.MOVING_ONLY:
+        holder = len(element) == 1 and element[0].tag.endswith("}svg") and set(element.attrib) == {"transform"}
+        if element.tag.endswith("}g") and not outermost and not holder and set(element.attrib) <= flat_svg.MOVING_ONLY:
             found.append(dict(element.attrib))
         for child in element:
             visit(child, False)
@@ -289,6 +297,16 @@ def test_the_cache_key_follows_the_formula_and_the_renderer(monkeypatch: pytest.
     assert mathjax_render.cache_key(FORMULAS[0]) == mathjax_render.cache_key(Formula(FORMULAS[0].tex, False))
     monkeypatch.setattr(mathjax_render, "renderer_digest", lambda: "another MathJax or other options")
     assert mathjax_render.cache_key(FORMULAS[0]) not in keys
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed to draw formulas")
+def test_a_formula_is_named_as_it_is_read_out(tmp_path: Path) -> None:
+    """The name says what the formula says: a root as a root, a subscript as one, a sum from and to."""
+    drawn = mathjax_render.draw(FORMULAS[:2], tmp_path)
+    names = [re.search(r'aria-label="([^"]*)"', drawn[f].container) for f in FORMULAS[:2]]
+    assert names[0] and "square root of 2" in names[0][1] and "x sub i" in names[0][1], names[0]
+    assert names[1] and "sum from i equals 1 to n" in names[1][1], names[1]
+    assert all("<math" not in drawn[f].container for f in FORMULAS[:2])
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed to draw formulas")
