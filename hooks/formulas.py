@@ -8,14 +8,17 @@ pymdownx.arithmatex marks each formula (generic mode, no delimiters): a ``span.a
 2. draws all of them before any page is written (``on_env``, which mkdocs runs once every page
    has its HTML): from ``.cache/formulas/`` or, for the rest, in one Node process
    (``hooks/mathjax_render.py``);
-3. puts each drawing into the written page (``on_post_page``), in place of its TeX, and the
+3. folds each drawing's nested groups into its glyphs (``hooks/flat_svg.py``: the same drawing in
+   about half the elements, which the browser styles and lays out on every load), and writes its
+   size into its style (``sized``: math.css skips it off screen, and it keeps the size its style gives);
+4. puts each drawing into the written page (``on_post_page``), in place of its TeX, and the
    outlines of the glyphs the page draws once, in a hidden ``<svg>`` at the top of the article,
    where each formula's ``<use>`` finds them.  It sits inside the content, which
    mkdocs-material's instant navigation swaps for the next page's, so the next page's formulas
    come with their own outlines; an outline's id names one glyph of one font variant, so two
    pages never give one id two outlines.
 
-The search index is built from each page's content before step 3 (in ``on_page_context``), so
+The search index is built from each page's content before step 4 (in ``on_page_context``), so
 it still holds the formulas' TeX, not their drawings.  A formula that is not valid TeX stops the
 build with one message naming its page and the formula.
 """
@@ -34,6 +37,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # mkdocs loads hooks by file path
+from hooks.flat_svg import flatten  # noqa: E402
 from hooks.mathjax_render import Drawn, Formula, RenderError, draw, renderer_digest  # noqa: E402
 
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
@@ -41,6 +45,8 @@ FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">')
 """Where the page's content starts (mkdocs-material's template): the glyph outlines go first inside it."""
 GLYPHS_ID = "fpsum-glyphs"
+SVG_SIZE = re.compile(r'<svg style="([^"]*)"([^>]*?) width="([^"]+)" height="([^"]+)"')
+"""The start of MathJax's outer ``<svg>``: its style (the vertical alignment), then its width and height, in ex."""
 
 _wanted: dict[str, list[Formula]] = {}
 """Each page's formulas, in order, by the page's source path (filled anew by every build)."""
@@ -84,13 +90,37 @@ def failure_message(error: RenderError) -> str:
     return "\n".join(lines)
 
 
+def sized(container: str) -> str:
+    """The container with its drawing's width and height in the drawing's style too, as well as in its attributes.
+
+    math.css skips a drawing's insides while it is off screen (``content-visibility: auto``), and an
+    element skipped keeps only the size its style gives it: an ``<svg>``'s width and height
+    attributes are its natural size, which a skipped one loses (it would shrink to nothing, and the
+    text around it move, until it is drawn).  ``ValueError`` if the drawing does not start as
+    MathJax's does.
+    """
+    def with_size(match: re.Match[str]) -> str:
+        style, between, width, height = match.groups()
+        return (f'<svg style="{style.rstrip(";")}; width: {width}; height: {height};"{between} '
+                f'width="{width}" height="{height}"')
+
+    sized_container, count = SVG_SIZE.subn(with_size, container, count=1)
+    if count != 1:
+        raise ValueError("its <svg> does not start with a style, a width and a height")
+    return sized_container
+
+
 def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
     """Draw every page's formulas (every page has its HTML by now; none is written yet)."""
     needed = [formula for formulas in _wanted.values() for formula in formulas if formula not in _drawn]
     try:
-        _drawn.update(draw(needed))
+        drawn = draw(needed)
     except RenderError as error:
         raise PluginError(failure_message(error)) from None
+    try:  # the cache holds MathJax's drawing as it was; the page gets it folded (hooks/flat_svg.py)
+        _drawn.update({formula: Drawn(sized(flatten(d.container)), d.glyphs) for formula, d in drawn.items()})
+    except ValueError as error:
+        raise PluginError(f"a formula's drawing is not as MathJax writes it: {error}") from None
     return env
 
 

@@ -1,9 +1,9 @@
 """TeX to SVG with MathJax, at build time: one Node process for every formula not yet cached.
 
 ``tools/mathjax/render.js`` (MathJax 3.2.2, pinned by ``tools/mathjax/package-lock.json``)
-reads the formulas as JSON and writes, for each, MathJax's ``mjx-container`` (the SVG and
-its assistive MathML) and the outlines of the glyphs it draws, by id.  Each result is kept
-in ``.cache/formulas/<key>.json``, the key hashing the formula (its TeX, inline or display)
+reads the formulas as JSON and writes, for each, MathJax's ``mjx-container`` (the SVG, and
+its name in words from MathJax's speech rule engine) and the outlines of the glyphs it draws,
+by id.  Each result is kept in ``.cache/formulas/<key>.json``, the key hashing the formula (its TeX, inline or display)
 and everything that shapes its drawing: the renderer's code, which holds MathJax's options,
 and the lock, which pins MathJax.  A build whose formulas are all cached starts no Node.
 """

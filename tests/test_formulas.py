@@ -1,7 +1,11 @@
 r"""Formulas drawn when the site is built (``hooks/formulas.py``), read from the built HTML.
 
-Every formula arrives as MathJax's SVG with its MathML for screen readers;
-the glyph outlines its ``<use>`` elements name are in the page, once; no page
+Every formula arrives as MathJax's SVG, hidden from screen readers, in a
+container named with the formula in words (MathJax's speech rule engine);
+the glyph outlines its ``<use>`` elements name are in the page, once; its
+drawing holds no group that only moves what it holds (``hooks/flat_svg.py``
+folds those into the glyphs; ``test_formulas_browser`` checks that no glyph
+moved); no page
 shows a reader raw TeX, loads MathJax or refers to another host for it; the
 search index still holds the TeX.  A formula that is not TeX stops the build
 with one line naming the page and the formula, and the drawings are cached:
@@ -14,6 +18,7 @@ import json
 import re
 import shutil
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
@@ -25,14 +30,14 @@ from browsing import all_pages, formula_count
 from repocopy import REPO, BuiltCopy, build_copy
 
 sys.path.insert(0, str(REPO))
-from hooks import mathjax_render  # noqa: E402
+from hooks import flat_svg, mathjax_render  # noqa: E402
 from hooks.mathjax_render import Formula  # noqa: E402
 
 PAGES = all_pages()
 TEX = re.compile(r"\\[A-Za-z]{2,}|\\[()\[\]{}]|\$\$|\^\{|_\{")
 """What shows that text is TeX, not prose: a command, a delimiter, a braced sub- or superscript."""
-HIDDEN = {"script", "style", "code", "pre", "svg", "mjx-assistive-mml", "template", "noscript"}
-"""Where text is no prose a reader sees: code, scripts, drawings, and the MathML a screen reader reads."""
+HIDDEN = {"script", "style", "code", "pre", "svg", "template", "noscript"}
+"""Where text is no prose a reader sees: code, scripts, drawings."""
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 VIEWBOX = re.compile(r"-?[\d.]+ -?[\d.]+ ([\d.]+) ([\d.]+)")
 EX = re.compile(r"[\d.]+ex")
@@ -46,7 +51,6 @@ class Drawing:
     containers: list[dict[str, str]] = field(default_factory=list)
     svgs: list[dict[str, str]] = field(default_factory=list)
     maths: int = 0
-    math_elements: int = 0
     uses: list[str] = field(default_factory=list)
 
 
@@ -89,10 +93,8 @@ class Built(HTMLParser):
             drawing.containers.append(values)
         elif tag == "svg" and self._open[-1] == "mjx-container":
             drawing.svgs.append(values)
-        elif tag == "math" and "mjx-assistive-mml" in self._open:
+        elif tag in ("math", "mjx-assistive-mml"):
             drawing.maths += 1
-        elif "math" in self._open and "mjx-assistive-mml" in self._open:
-            drawing.math_elements += 1
         elif tag == "use":
             drawing.uses.append(values.get("xlink:href", values.get("href", "")))
 
@@ -119,7 +121,10 @@ def test_some_pages_have_formulas_inline_and_displayed(site_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("name", PAGES)
-def test_every_formula_holds_an_svg_and_its_mathml(site_dir: Path, name: str) -> None:
+def test_every_formula_holds_an_svg_and_is_named_in_words(site_dir: Path, name: str) -> None:
+    """One SVG, which screen readers skip, in a container that is an image named in words (no TeX, no
+    MathML left in the page: its elements cost the reader's browser more than the drawings).
+    """
     page = built(site_dir, name)
     assert len(page.formulas) == formula_count(site_dir, name)
     for i, formula in enumerate(page.formulas):
@@ -132,7 +137,10 @@ def test_every_formula_holds_an_svg_and_its_mathml(site_dir: Path, name: str) ->
         assert box and float(box[1]) > 0 and float(box[2]) > 0, f"{where}: viewBox {svg.get('viewbox')!r}"
         assert EX.fullmatch(svg.get("width", "")) and EX.fullmatch(svg.get("height", "")), f"{where}: size"
         assert svg.get("aria-hidden") == "true", f"{where}: the drawing is not hidden from screen readers"
-        assert formula.maths == 1 and formula.math_elements >= 1, f"{where}: no MathML for screen readers"
+        assert container.get("role") == "img", f"{where}: the formula is not an image to screen readers"
+        label = container.get("aria-label", "")
+        assert re.search(r"\w", label) and not TEX.search(label) and "\\" not in label, f"{where}: {label!r}"
+        assert formula.maths == 0, f"{where}: MathML left in the page"
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -176,6 +184,88 @@ def test_the_search_index_holds_the_formulas_tex(site_dir: Path) -> None:
     assert "mjx-container" not in text and "MJX-TEX" not in text
 
 
+def groups_that_only_move(container: str) -> list[dict[str, str]]:
+    """The ``<g>`` elements of a drawing, below its outermost one and outside tables, that ``flat_svg`` folds.
+
+    Not the group that carries a nested ``<svg>`` (which takes no transform of its own).
+    """
+    start, end = flat_svg.svg_bounds(container)
+    found: list[dict[str, str]] = []
+
+    def visit(element: ET.Element, outermost: bool) -> None:
+        if element.tag.endswith("}g") and element.get("data-mml-node") in flat_svg.KEPT_WHOLE:
+            return
+        holder = len(element) == 1 and element[0].tag.endswith("}svg") and set(element.attrib) == {"transform"}
+        if element.tag.endswith("}g") and not outermost and not holder and set(element.attrib) <= flat_svg.MOVING_ONLY:
+            found.append(dict(element.attrib))
+        for child in element:
+            visit(child, False)
+
+    visit(ET.fromstring(container[start:end])[0], True)
+    return found
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_no_drawing_holds_a_group_that_only_moves(site_dir: Path, name: str) -> None:
+    """Folded: each glyph sits in the outermost group (or in one that colours or links, or in a table)."""
+    html = (site_dir / name).read_text(encoding="utf-8")
+    containers = re.findall(r"<mjx-container.*?</mjx-container>", html, re.S)
+    assert len(containers) == formula_count(site_dir, name)
+    moving = [(i, g) for i, c in enumerate(containers) for g in groups_that_only_move(c)]
+    assert moving == [], f"{name}: groups that only move their glyphs, (formula, group): {moving[:5]}"
+
+
+MATHML = '<mjx-assistive-mml display="inline"><math><mi>x</mi></math></mjx-assistive-mml>'
+SVG_OPEN = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="2ex" '
+            'viewBox="0 -500 900 600" aria-hidden="true">')
+TOP = '<g stroke="currentColor" fill="currentColor" stroke-width="0" transform="scale(1,-1)">'
+
+
+def drawing(inside: str) -> str:
+    """A container as MathJax writes one, with ``inside`` in its outermost group."""
+    return f'<mjx-container jax="SVG">{SVG_OPEN}{TOP}{inside}</g></svg>{MATHML}</mjx-container>'
+
+
+def test_folding_multiplies_the_groups_transforms_into_each_glyph() -> None:
+    """Outer first, as SVG nests them: translate(10,0) around scale(0.5) around translate(4,2) puts a point
+    (x, y) at (10 + 0.5 (x + 4), 0.5 (y + 2)), the matrix (0.5, 0, 0, 0.5, 12, 1); the tags around the
+    drawing, and the MathML, stay as they were.
+    """
+    nested = drawing('<g data-mml-node="math"><g data-mml-node="msup" transform="translate(10,0)">'
+                     '<g data-mml-node="mi" transform="scale(0.5)"><use data-c="78" xlink:href="#X" '
+                     'transform="translate(4 2)"></use></g></g><g data-mml-node="mspace"></g>'
+                     '<rect width="5" height="1" x="3" y="0"></rect></g>')
+    assert flat_svg.flatten(nested) == drawing(
+        '<use data-c="78" xlink:href="#X" transform="matrix(0.5,0,0,0.5,12,1)"></use>'
+        '<rect width="5" height="1" x="3" y="0"></rect>')
+
+
+def test_a_group_that_does_more_than_move_is_kept_and_its_insides_folded() -> None:
+    """A colour stays on its group (which takes the transforms above it); a nested <svg>, which takes no
+    transform, gets a group that carries it; a table keeps what MathJax drew inside it.
+    """
+    nested = drawing('<g data-mml-node="mstyle" fill="red" stroke="red" transform="translate(5,0)">'
+                     '<g data-mml-node="mi" transform="translate(1,0)"><use data-c="78" xlink:href="#X"></use>'
+                     '</g></g><g data-mml-node="mo" transform="translate(0,7)"><svg width="2" height="3" '
+                     'viewBox="0 0 2 3"><use data-c="7C" xlink:href="#Y"></use></svg></g>'
+                     '<g data-mml-node="mtable" transform="translate(2,0)"><g data-mml-node="mtr">'
+                     '<use data-c="79" xlink:href="#Z"></use></g></g>')
+    assert flat_svg.flatten(nested) == drawing(
+        '<g data-mml-node="mstyle" fill="red" stroke="red" transform="translate(5,0)">'
+        '<use data-c="78" xlink:href="#X" transform="translate(1,0)"></use></g>'
+        '<g transform="translate(0,7)"><svg width="2" height="3" viewBox="0 0 2 3">'
+        '<use data-c="7C" xlink:href="#Y"></use></svg></g>'
+        '<g data-mml-node="mtable" transform="translate(2,0)"><g data-mml-node="mtr">'
+        '<use data-c="79" xlink:href="#Z"></use></g></g>')
+
+
+@pytest.mark.parametrize("transform", ["rotate(90)", "skewX(10)", "translate(1,2,3)", "scale()"])
+def test_a_transform_mathjax_does_not_write_is_refused_not_folded(transform: str) -> None:
+    nested = drawing(f'<g data-mml-node="mi" transform="{transform}"><use xlink:href="#X"></use></g>')
+    with pytest.raises(ValueError, match="transform"):
+        flat_svg.flatten(nested)
+
+
 # ---------------------------------------------------------------- drawing and caching
 
 
@@ -207,6 +297,16 @@ def test_the_cache_key_follows_the_formula_and_the_renderer(monkeypatch: pytest.
     assert mathjax_render.cache_key(FORMULAS[0]) == mathjax_render.cache_key(Formula(FORMULAS[0].tex, False))
     monkeypatch.setattr(mathjax_render, "renderer_digest", lambda: "another MathJax or other options")
     assert mathjax_render.cache_key(FORMULAS[0]) not in keys
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed to draw formulas")
+def test_a_formula_is_named_as_it_is_read_out(tmp_path: Path) -> None:
+    """The name says what the formula says: a root as a root, a subscript as one, a sum from and to."""
+    drawn = mathjax_render.draw(FORMULAS[:2], tmp_path)
+    names = [re.search(r'aria-label="([^"]*)"', drawn[f].container) for f in FORMULAS[:2]]
+    assert names[0] and "square root of 2" in names[0][1] and "x sub i" in names[0][1], names[0]
+    assert names[1] and "sum from i equals 1 to n" in names[1][1], names[1]
+    assert all("<math" not in drawn[f].container for f in FORMULAS[:2])
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is needed to draw formulas")

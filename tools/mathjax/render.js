@@ -8,8 +8,11 @@
  *   {"mathjax": "3.2.2", "formulas": [{"svg": "<mjx-container ...>...</mjx-container>",
  *                                     "glyphs": {"MJX-TEX-I-1D465": "M52 289Q59 ...", ...}}
  *                                    | {"error": "Missing close brace"}, ...]}
- * in the order of the input.  Each container holds MathJax's SVG and its assistive MathML (for
- * screen readers).  The SVG font cache is global: a glyph is drawn as <use href="#id">, and
+ * in the order of the input.  Each container holds MathJax's SVG, hidden from screen readers, and
+ * is itself an image whose accessible name is the formula read out in words: the speech that
+ * MathJax's speech rule engine (SRE, ClearSpeak rules, English) makes of the formula's MathML.  The
+ * MathML itself is not kept: a page held a thousand and more of its elements, which the reader's
+ * browser styled and laid out on every load.  The SVG font cache is global: a glyph is drawn as <use href="#id">, and
  * "glyphs" gives the outline of every id the formula uses, so that the page can hold each
  * outline once, whatever number of formulas draw it.  An id names one glyph of one font
  * variant, so the same id is the same outline on every page.
@@ -33,6 +36,14 @@ require("mathjax-full/js/input/tex/boldsymbol/BoldsymbolConfiguration.js");
 require("mathjax-full/js/input/tex/cancel/CancelConfiguration.js");
 require("mathjax-full/js/input/tex/color/ColorConfiguration.js");
 const { VERSION } = require("mathjax-full/js/components/version.js");
+const SRE = require("speech-rule-engine");
+const path = require("path");
+
+/** How SRE reads a formula; its locale files are read from the package, pinned by the lock. */
+const SPEECH = {
+  locale: "en", domain: "clearspeak", style: "default", modality: "speech",
+  json: path.join(path.dirname(require.resolve("speech-rule-engine")), "mathmaps"),
+};
 
 /**
  * TeX's packages: those MathJax's tex-svg.js bundle has (base, ams, newcommand, configmacros)
@@ -72,6 +83,25 @@ function glyphsDrawn() {
 }
 
 /**
+ * The container as a named image: its MathML (which MathJax's assistive handler put in it) read
+ * out by SRE into the container's aria-label, and then taken out.
+ * @param {any} node the mjx-container
+ */
+function spoken(node) {
+  const assistive = adaptor.childNodes(node).find((child) => adaptor.kind(child) === "mjx-assistive-mml");
+  if (!assistive) {
+    throw new Error("MathJax wrote no MathML to read out");
+  }
+  const speech = SRE.toSpeech(adaptor.outerHTML(adaptor.firstChild(assistive))).trim();
+  if (!speech) {
+    throw new Error("SRE read the formula out as nothing");
+  }
+  adaptor.remove(assistive);
+  adaptor.setAttribute(node, "role", "img");
+  adaptor.setAttribute(node, "aria-label", speech);
+}
+
+/**
  * One formula as MathJax draws it.
  * @param {Formula} formula
  * @returns {Rendered}
@@ -80,6 +110,7 @@ function render(formula) {
   svg.clearFontCache();
   try {
     const node = document.convert(formula.tex, { display: formula.display });
+    spoken(node);
     return { svg: adaptor.outerHTML(node), glyphs: glyphsDrawn() };
   } catch (error) {
     // MathJax's TexError is no Error subclass, but it has a message.
@@ -108,11 +139,13 @@ function parse(text) {
 const chunks = [];
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (chunk) => chunks.push(String(chunk)));
-process.stdin.on("end", () => {
+process.stdin.on("end", async () => {
   const formulas = parse(chunks.join(""));
   if (formulas === null) {
     process.stderr.write('render.js: expected {"formulas": [{"tex": string, "display": boolean}, ...]} on stdin\n');
     process.exit(2);
   }
+  await SRE.setupEngine(SPEECH);
+  await SRE.engineReady();
   process.stdout.write(JSON.stringify({ mathjax: VERSION, formulas: formulas.map(render) }));
 });
