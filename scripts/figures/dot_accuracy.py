@@ -82,14 +82,9 @@ def attention_rows(params: CasesParams) -> tuple[np.ndarray, np.ndarray]:
 
 
 def kappas(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """κ = |x|ᵀ|y| / |xᵀy| of each row, from exact sums rounded once to float64 (inf for an exact zero)."""
-    products = exact_products(x, y)
-    at = np.array([x.shape[-1]])
-    exact = fpsum.exact_running(products, at)[..., 0]
-    absolute = fpsum.exact_running(np.abs(products), at)[..., 0]
-    with np.errstate(divide="ignore"):
-        ratio: np.ndarray = absolute / np.abs(exact)
-    return ratio
+    """κ = |x|ᵀ|y| / |xᵀy| of each row: the condition number of the sum of its exact products (inf if it is 0)."""
+    _, _, kappa = fpsum.condition_number(exact_products(x, y))
+    return kappa
 
 
 def underflow_pair(params: CasesParams) -> tuple[np.ndarray, np.ndarray]:

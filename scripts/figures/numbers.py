@@ -13,8 +13,8 @@ import ml_dtypes
 import numpy as np
 
 import fpsum
+from libraries import run as libraries_run
 
-from .cache import REPO
 from .record import Built, Record
 from .snippets import SNIPPETS_DIR, run_snippet
 from .text import number, significant
@@ -40,8 +40,9 @@ CPU_LIBRARY_RUNS: dict[str, tuple[tuple[str, ...], ...]] = {
 """The PyTorch, JAX and MLX snippets, run by ``make libraries-data`` in an environment of their own: their
 printed output comes from :data:`LIBRARIES_DATA`, read as :data:`LIBRARY_RUNS` reads the others."""
 
-LIBRARIES_DATA = REPO / "data" / "libraries.json"
-"""What the PyTorch, JAX and MLX snippets printed, with the versions that printed it (``scripts/libraries/run.py``)."""
+LIBRARIES_DATA = libraries_run.DATA
+"""What the PyTorch, JAX and MLX snippets printed, with the versions that printed it (``scripts/libraries/run.py``,
+which owns the path)."""
 
 
 @dataclass(frozen=True)

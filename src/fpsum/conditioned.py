@@ -73,10 +73,8 @@ def condition_number(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.nda
     row whose exact sum is 0 has kappa inf (0/0 for an all-zero row is
     reported as inf too: no relative error is defined there).
     """
-    n = values.shape[-1]
-    at = np.array([n])
-    exact = exact_running(values, at)[..., 0]
-    absolute = exact_running(np.abs(values.astype(np.float64)), at)[..., 0]
+    exact = exact_running(values, np.array([values.shape[-1]]))[..., 0]
+    absolute = magnitudes(values)
     with np.errstate(divide="ignore", invalid="ignore"):
         kappa = np.where(exact != 0, absolute / np.abs(exact), np.inf)
     return exact, absolute, kappa
