@@ -398,6 +398,27 @@ def draw_every_race(page: Page) -> None:
     page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
 
 
+def draw_every_block(page: Page) -> None:
+    """Draw every block of the page, as a reader who scrolled through it has seen them all, until
+    :func:`skip_blocks_again`.
+
+    Off screen a block is skipped (``content-visibility`` in layout.css): it has no layout of its own to
+    check, and hit tests (which axe's contrast check makes to find what lies behind a text) pass through it.
+    """
+    page.evaluate("""() => {
+      const style = document.createElement('style');
+      style.id = 'test-draw-every-block';
+      style.textContent = '* { content-visibility: visible !important; }';
+      document.head.appendChild(style);
+    }""")
+    let_frames_pass(page, 2)
+
+
+def skip_blocks_again(page: Page) -> None:
+    """Undo :func:`draw_every_block`: blocks off screen are skipped again, for the next test of a shared page."""
+    page.evaluate("document.getElementById('test-draw-every-block')?.remove()")
+
+
 def first_tabs(page: Page) -> None:
     """Select the first tab of every set of content tabs, as the page first shows them."""
     page.evaluate(

@@ -19,12 +19,14 @@ from browsing import (
     Visit,
     all_pages,
     built_html,
+    draw_every_block,
     draw_every_race,
     first_tabs,
     has_races,
     let_frames_pass,
     set_scheme,
     show,
+    skip_blocks_again,
     wait_for_clock,
 )
 from htmlscan import Page as HtmlPage
@@ -63,6 +65,7 @@ def test_axe_finds_no_violation_in_either_palette(opened: Opened, axe: Axe, name
     page = visit.page
     settle(visit)
     draw_every_race(page)
+    draw_every_block(page)
     try:
         assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "default"
         light = violations(axe, page)
@@ -71,6 +74,7 @@ def test_axe_finds_no_violation_in_either_palette(opened: Opened, axe: Axe, name
         assert (light, dark) == ([], []), "\n".join(["light:", *light, "dark:", *dark])
     finally:
         set_scheme(page, "default")
+        skip_blocks_again(page)
 
 
 # ---------------------------------------------------------------- text alternatives

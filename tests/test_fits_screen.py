@@ -32,7 +32,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
-from browsing import Visit, all_pages, draw_every_race, set_scheme
+from browsing import Visit, all_pages, draw_every_block, draw_every_race, set_scheme
 from screens import SCHEMES, SCREENS, Screen
 
 pytestmark = pytest.mark.browser
@@ -42,13 +42,10 @@ PHONES = [screen for screen in SCREENS if screen.phone]
 COLUMNS = 60
 """The code a page shows is written to this width (tests/test_shown_code.py)."""
 
-# Everything a reader who scrolled through the page has seen: nothing skipped off screen, every fold open.
-SHOW_ALL_JS = """() => {
-  const style = document.createElement('style');
-  style.textContent = '* { content-visibility: visible !important; }';
-  document.head.appendChild(style);
-  document.querySelectorAll('details').forEach(d => { d.open = true; });
-}"""
+def show_all(page: Page) -> None:
+    """Everything a reader who scrolled through the page has seen: nothing skipped off screen, every fold open."""
+    draw_every_block(page)
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
 # Every element that reaches past the screen's edges, and is not inside a box that scrolls sideways and
 # itself fits the screen (a wider box that scrolls, inside one that fits, is reached by scrolling that
 # one); mkdocs-material's navigation drawer (off screen until opened) and its search (a closed overlay)
@@ -157,7 +154,7 @@ def shown(browser: Browser, site_url: str, name: str, screen: Screen) -> Iterato
     visit = Visit(browser, site_url, name, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
     try:
         draw_every_race(visit.page)
-        visit.page.evaluate(SHOW_ALL_JS)
+        show_all(visit.page)
         yield visit.page
     finally:
         visit.close()
@@ -250,7 +247,7 @@ def test_without_javascript_the_page_never_scrolls_sideways(browser: Browser, si
                   java_script_enabled=False)
     try:
         visit.page.goto(site_url + page_name, wait_until="load")  # no race is set up without scripts
-        visit.page.evaluate(SHOW_ALL_JS)
+        show_all(visit.page)
         seen: dict[str, Any] = visit.page.evaluate(STICKING_OUT_JS)
     finally:
         visit.close()

@@ -7,10 +7,15 @@
  * - A table too wide for the page scrolls sideways inside .md-typeset__scrollwrap,
  *   and a display formula too wide inside its div.arithmatex (math.css);
  *   keyboard users can scroll it only if it can take focus (axe's
- *   scrollable-region-focusable), so a scrolling one becomes a focusable,
- *   named region.  A ResizeObserver tells when a box's width changes (the
+ *   scrollable-region-focusable), so a scrolling one becomes a focusable
+ *   region with a name of its own.  A ResizeObserver tells when a box's width changes (the
  *   window resizes): its callback runs once the page is laid out, so reading
- *   the widths there costs no extra layout.
+ *   the widths there costs no extra layout.  A box in a block skipped off
+ *   screen (layout.css) has no width yet and the observer says nothing of it
+ *   until the block is drawn, which may be after a reader tabbing through the
+ *   page has gone past it: so every box starts out focusable, and the observer
+ *   takes that back from each that turns out not to scroll (but not while it
+ *   has the focus, which would throw the reader's place away).
  * - A code block that scrolls sideways must be reachable with the keyboard
  *   wherever it is on the page.  mkdocs-material gives it tabindex="0" when it
  *   sets the block up, which with its content.lazy feature (mkdocs.yml) waits
@@ -35,12 +40,22 @@
     });
   }
 
+  /* Each region's name is its own (axe's landmark-unique): "Formula 3, scrolls sideways" is the page's third display
+   * formula, "Table 2, ..." its second table, counted over all of them, scrolling or not. */
+  function regionName(wrap) {
+    var formula = wrap.classList.contains("arithmatex");
+    var all = document.querySelectorAll(formula ? ".md-typeset div.arithmatex" : ".md-typeset__scrollwrap");
+    return (formula ? "Formula " : "Table ") + (Array.prototype.indexOf.call(all, wrap) + 1) + ", scrolls sideways";
+  }
+
   function markScrolling(wrap, scrolls) {
+    if (!scrolls && document.activeElement === wrap) {
+      return;  /* the next resize, or a blur, decides */
+    }
     if (scrolls && wrap.getAttribute("role") !== "region") {
       wrap.setAttribute("tabindex", "0");
       wrap.setAttribute("role", "region");
-      wrap.setAttribute("aria-label", wrap.classList.contains("arithmatex") ? "Formula, scrolls sideways"
-        : "Table, scrolls sideways");
+      wrap.setAttribute("aria-label", regionName(wrap));
     } else if (!scrolls && wrap.getAttribute("role") === "region") {
       wrap.removeAttribute("tabindex");
       wrap.removeAttribute("role");
@@ -62,6 +77,11 @@
         wraps.push(wrap);
       }
     });
+    /* A box whose contents are still skipped has no width of its own to tell: it waits for the next call. */
+    wraps = wraps.filter(function (wrap) {
+      var inside = wrap.firstElementChild;
+      return !inside || !inside.checkVisibility || inside.checkVisibility({ contentVisibilityAuto: true });
+    });
     wraps.map(scrolling).forEach(function (scrolls, i) {
       markScrolling(wraps[i], scrolls);
     });
@@ -72,6 +92,7 @@
       : root.querySelectorAll ? root.querySelectorAll(SCROLLERS) : [];
     Array.prototype.forEach.call(wraps, function (wrap) {
       if (resized) {
+        markScrolling(wrap, true);  /* until the observer has seen its width */
         resized.observe(wrap);
         if (wrap.firstElementChild) {
           resized.observe(wrap.firstElementChild);
@@ -109,6 +130,15 @@
       });
     });
   }).observe(document.body, { childList: true, subtree: true });
+  /* A box left focusable while it had the focus is decided when the focus leaves it. */
+  document.addEventListener("focusout", function (event) {
+    var wrap = event.target;
+    if (wrap.nodeType === 1 && wrap.matches(SCROLLERS)) {
+      window.requestAnimationFrame(function () {
+        markScrolling(wrap, scrolling(wrap));
+      });
+    }
+  });
   watchTables(document);
   focusableCode(document);
   nameCodeNavs();
