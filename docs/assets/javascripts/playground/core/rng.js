@@ -22,9 +22,9 @@ const POOL_SIZE = 4;
 const MULT = [0xf645, 0x9fcc, 0xdf64, 0x4385, 0x5da4, 0x1fc6, 0xed05, 0x2360];
 const TWO16 = 65536;
 const TWO_M53 = 2 ** -53;
-/** NumPy's ziggurat_nor_r (where the tail begins) and its inverse. */
-const ZIGGURAT_R = 3.6541528853610087963519472518;
-const ZIGGURAT_INV_R = 0.27366123732975827203338247596;
+/** NumPy's ziggurat_nor_r (where the tail begins, 3.6541528853610087963519472518) and its inverse, as doubles. */
+const ZIGGURAT_R = 3.654152885361009;
+const ZIGGURAT_INV_R = 0.2736612373297583;
 
 /**
  * A whole number >= 0 (below 2**53) as 32-bit words, least significant first; 0 is [0].
