@@ -36,7 +36,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from fpsum.cli import UsageError, _exact_and_errors, read_numbers
+from fpsum.cli import UsageError, _exact, _exact_and_errors, read_numbers
 from fpsum.formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, accumulator_for
 from fpsum.inputs import INPUT_KINDS, make_inputs
 from fpsum.methods import running_totals, total
@@ -389,7 +389,7 @@ def test_exact_sums_and_errors() -> None:
     expected = []
     for fmt in SUM_FORMATS:
         for kind in INPUT_KINDS:
-            for n in (1, 10, 1000, 1 << 16):
+            for n in (1, 10, 1000, 1 << 16) if kind in ("uniform", "normal") else (1, 10, 1000):
                 values = as64(make_inputs(kind, n, fmt, n))  # type: ignore[arg-type]
                 methods = DETERMINISTIC if n < 1 << 16 else ("naive", "pairwise")
                 results = np.array([float(total(m, values.astype(fmt.dtype), fmt)) for m in methods]  # type: ignore[arg-type]
@@ -416,7 +416,7 @@ def ulps(values: np.ndarray, result: float, fmt: Format) -> float:
         return abs_error  # no finite exact sum, or no finite error: as the absolute error
     if not math.isfinite(exact_value):
         return math.nan  # an exact sum beyond the doubles has no gap to count in
-    exact = sum((Fraction(v) for v in values.tolist()), Fraction(0))
+    exact = _exact(values.tolist())
     try:
         return float(abs(Fraction(result) - exact) / Fraction(fmt.ulp(exact_value)))
     except OverflowError:  # beyond the doubles: rounds to inf
@@ -463,7 +463,7 @@ def test_traces_against_fractions() -> None:
     wanted = []
     for fmt in (FP16, BF16, E4M3, E5M2, FP32):
         for kind in ("uniform", "normal", "ones"):
-            values = as64(make_inputs(kind, 3000 if fmt.bits > 8 else 200, fmt, 11))  # type: ignore[arg-type]
+            values = as64(make_inputs(kind, 1000 if fmt.bits > 8 else 200, fmt, 11))  # type: ignore[arg-type]
             for method in ("naive", "wide", "kahan", "neumaier"):
                 for k in (1, 2, 17, values.size // 2, values.size):
                     wanted.append((fmt, values, method, k))
@@ -517,12 +517,15 @@ def compensated_steps(method: str, values: np.ndarray, fmt: Format) -> Iterator[
             s, c = after, new_c
 
 
+_STEPS: dict[tuple[str, bytes, str], list[tuple[float, float, float]]] = {}
+
+
 def replay(method: str, values: np.ndarray, fmt: Format, k: int) -> tuple[float, float, float]:
-    """Step k (1-based) of :func:`compensated_steps`."""
-    for step, fields in enumerate(compensated_steps(method, values[:k], fmt), start=1):
-        if step == k:
-            return fields
-    raise AssertionError("k beyond the values")
+    """Step k (1-based) of :func:`compensated_steps` (each run of the loop computed once)."""
+    key = (method, values.tobytes(), fmt.name)
+    if key not in _STEPS:
+        _STEPS[key] = list(compensated_steps(method, values, fmt))
+    return _STEPS[key][k - 1]
 
 
 def first_swallowed(method: str, values: np.ndarray, fmt: Format) -> int | None:
