@@ -322,7 +322,7 @@ def test_sums_of_special_values() -> None:
                           "values": encode(row), "running": True})
         for chosen in ([-0.0], [-0.0, -0.0], [fmt.max_finite] * 5, [-0.0, 0.0, -0.0]):
             rows.append((fmt, as64(to_format(np.array(chosen), fmt))))
-            cases.append({"op": "sums", "format": fmt.name, "methods": list(METHODS), "n": len(row), "trials": 1,
+            cases.append({"op": "sums", "format": fmt.name, "methods": list(METHODS), "n": len(chosen), "trials": 1,
                           "values": encode(rows[-1][1]), "running": True})
     for (fmt, row), result in zip(rows, oracle(cases)):
         check_sums(fmt, row[np.newaxis, :], result, METHODS, 128)
