@@ -110,7 +110,10 @@ function kahan(v, r, out) {
   for (let i = 0; i < n; i += 1) {
     const y = r.round(v[i] - c);
     const t = r.round(s + y);
-    c = r.round(r.round(t - s) - y);
+    // Where |s| >= |y|, t - s and then (t - s) - y are exact in the format (Dekker's Fast2Sum: the
+    // latter is minus the rounding error of s + y), so the doubles are the rounded values; inf and NaN
+    // come out as the rounding gives them (E4M3 has no inf for t to be).
+    c = Math.abs(s) >= Math.abs(y) ? (t - s) - y : r.round(r.round(t - s) - y);
     s = t;
     if (out) out[i] = s;
   }
@@ -133,7 +136,9 @@ function neumaier(v, r, out) {
   for (let i = 0; i < n; i += 1) {
     const x = v[i];
     const after = r.round(s + x);
-    const lost = Math.abs(s) >= Math.abs(x) ? r.round(r.round(s - after) + x) : r.round(r.round(x - after) + s);
+    // (big - after) + small is the rounding error of big + small, exact in the format (Fast2Sum, as
+    // |big| >= |small|), so no rounding is needed; NaN and inf come out as the rounding gives them
+    const lost = Math.abs(s) >= Math.abs(x) ? (s - after) + x : (x - after) + s;
     c = r.round(c + lost);
     s = after;
     if (out) out[i] = r.round(s + c);

@@ -61,11 +61,11 @@ export function roundToFormat(x, fmt) {
  * ties to even, that is x rounded to nearest on p bits with ties to even
  * (Boldo's proof of Veltkamp's algorithm; the tests check it on every tie
  * they draw).  It holds while t does not overflow (for |x| below about
- * 2**(971 + p)); beyond, t - (t - x) is NaN and roundToFormat takes over,
- * as for everything else that is not plain.  What is left goes to
- * roundToFormat: |x| below 2**emin (zeros and the subnormal grid, done here
- * on the grid as roundToFormat does, with the sign of x kept), and any
- * result that is NaN (x NaN or +-inf) or beyond maxFinite (overflow).
+ * 2**(971 + p)); beyond, t - (t - x) is NaN.  Handled apart:
+ * roundToFormat: |x| below 2**emin (zeros and the subnormal grid, rounded
+ * on the grid as roundToFormat does, with the sign of x kept); and a result
+ * that is NaN (x NaN or +-inf, or t beyond the doubles) or beyond maxFinite:
+ * NaN stays NaN, and everything else there overflows (+-inf, NaN in E4M3).
  *
  * One class for every format, so that the loops' calls of `round` always
  * reach the same function (which the JavaScript engine then inlines).
@@ -78,6 +78,7 @@ export class Rounder {
     this.single = fmt.name === "fp32";
     this.split = pow2(53 - fmt.precision) + 1;
     this.max = fmt.maxFinite;
+    this.overflowNaN = fmt.overflow === "nan";
     this.lowest = pow2(fmt.emin);
     /** roundToFormat's constant for the subnormal grid */
     this.big = 1.5 * pow2(fmt.emin - fmt.precision + 53);
@@ -97,7 +98,9 @@ export class Rounder {
     const t = x * this.split;
     const r = t - (t - x);
     if (Math.abs(r) <= this.max) return r;
-    return x !== x ? x : roundToFormat(x, this.fmt); // NaN stays NaN; inf and overflow as roundToFormat says
+    // What is left overflows, or is NaN: x NaN, x +-inf, t beyond the doubles or r beyond maxFinite
+    if (x !== x || this.overflowNaN) return NaN;
+    return x > 0 ? Infinity : -Infinity;
   }
 }
 
