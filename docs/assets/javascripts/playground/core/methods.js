@@ -215,17 +215,17 @@ function pairwiseRunning(v, r, out) {
   const n = v.length;
   let size = 1;
   while (size < n) size *= 2;
-  const running = new Float64Array(size);
+  const running = new Float64Array(size); // padded with +0, as fpsum pads; the padding is never kept
   running.set(v);
-  let level = Float64Array.from(running); // balanced sums of the aligned blocks of `half` inputs
-  for (let half = 1; half < size; half *= 2) {
+  const level = Float64Array.from(running); // level[j]: the balanced sum of the j-th aligned block of `half`
+  for (let half = 1, blocks = size; half < size; half *= 2, blocks /= 2) {
     for (let b = 0; b < size; b += 2 * half) {
       const left = level[b / half];
-      for (let j = b + half; j < b + 2 * half; j += 1) running[j] = r.round(running[j] + left);
+      const end = Math.min(b + 2 * half, n); // entries from n on are padding, never kept
+      for (let j = b + half; j < end; j += 1) running[j] = r.round(running[j] + left);
     }
-    const next = new Float64Array(level.length >> 1);
-    for (let j = 0; j < next.length; j += 1) next[j] = r.round(level[2 * j] + level[2 * j + 1]);
-    level = next;
+    // the next level in place: entry j from entries 2j and 2j + 1, which no earlier j overwrote
+    for (let j = 0; j < blocks / 2; j += 1) level[j] = r.round(level[2 * j] + level[2 * j + 1]);
   }
   out.set(running.subarray(0, n));
 }
