@@ -59,13 +59,13 @@ export function roundToFormat(x, fmt) {
  * t = x * (2**(53 - p) + 1), then t - (t - x), three double operations
  * and no exponent to find.  In binary arithmetic rounding to nearest with
  * ties to even, that is x rounded to nearest on p bits with ties to even
- * (Boldo's proof of Veltkamp's algorithm; the tests check it on every tie
- * they draw).  It holds while t does not overflow (for |x| below about
- * 2**(971 + p)); beyond, t - (t - x) is NaN.  Handled apart:
- * roundToFormat: |x| below 2**emin (zeros and the subnormal grid, rounded
- * on the grid as roundToFormat does, with the sign of x kept); and a result
- * that is NaN (x NaN or +-inf, or t beyond the doubles) or beyond maxFinite:
- * NaN stays NaN, and everything else there overflows (+-inf, NaN in E4M3).
+ * (a property of Veltkamp's splitting in binary; the tests check it on every tie
+ * they draw), as long as t does not overflow (|x| below about
+ * 2**(971 + p)).  Two cases are taken apart: |x| below 2**emin (zeros and
+ * the subnormal grid), rounded on the grid as roundToFormat does, the sign
+ * of x kept on a zero; and a result that is NaN (x NaN or +-inf, or t beyond
+ * the doubles) or beyond maxFinite, where NaN stays NaN and everything else
+ * has overflowed (+-inf, NaN in E4M3).
  *
  * One class for every format, so that the loops' calls of `round` always
  * reach the same function (which the JavaScript engine then inlines).
@@ -126,10 +126,11 @@ export function rounderFor(fmt) {
  * Why the double sum is enough.  For FP16, E4M3 and E5M2 every sum of two
  * values fits in a double (at most emax - emin + p + 1 <= 41 bits), so one
  * rounding happens.  For BF16 and FP32 (p <= 24) the double sum is rounded
- * only when the exponents of a and b differ by more than 53 - p >= 29 (with
- * |a| >= |b|): then |b| < 2**-28 * 2**ea, below a 32nd of the half-gap
- * (>= 2**(ea - p - 1)) between a and its nearest midpoint.  The exact sum and
- * its double both lie strictly between the midpoints around a, so both
+ * only when it needs more than 53 bits, that is when the exponents of a and
+ * b differ by more than 52 - p >= 28 (with |a| >= |b|, a normal: subnormal
+ * sums are short).  Then |b| < 2**(ea + p - 52), at most an eighth of the
+ * distance 2**(ea - p - 1) from a to its nearest midpoint, so the exact sum
+ * and its double both lie strictly between the midpoints around a and both
  * round to a: rounding the double gives the correctly rounded sum.
  * FP64 is the double sum itself.
  *
