@@ -28,6 +28,7 @@ import math
 import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -359,7 +360,7 @@ def test_parse_as_fpsum_sum_reads(fmt: Format) -> None:
     mantissas = rng.integers(0, 10**12, 10_000)
     exponents = rng.integers(-50, 40, 10_000)
     decimals = " ".join(f"{'-' if i % 3 == 0 else ''}{m}e{e}" for i, (m, e) in enumerate(zip(mantissas, exponents)))
-    texts = [*PARSE_TEXTS, decimals]
+    texts = [*PARSE_TEXTS, decimals, near_midpoints(fmt, rng)]
     results = oracle([{"op": "parse", "format": fmt.name, "text": text} for text in texts])
     for text, result in zip(texts, results):
         try:
@@ -371,6 +372,23 @@ def test_parse_as_fpsum_sum_reads(fmt: Format) -> None:
         else:
             assert "y" in result, (text, result)
             assert_same_bits(decode(result["y"]), np.array(want))
+
+
+def near_midpoints(fmt: Format, rng: np.random.Generator) -> str:
+    """Decimals on and beside midpoints of ``fmt`` (closer than a double can tell apart), and short ones near them."""
+    values = random_values(fmt, 400, rng) if fmt.bits <= 32 else rng.standard_normal(400)
+    values = values[np.isfinite(values) & (np.abs(values) < fmt.max_finite)]
+    tokens = []
+    with localcontext() as context:
+        context.prec = 1200
+        for value, gap in zip(values.tolist(), fmt.ulps(values).tolist()):
+            middle = Decimal(value) + Decimal(gap) / 2  # exact: dyadic
+            for offset in ("0", "1e-40", "-1e-40", "1e-19", "-1e-19"):
+                shifted = middle * (1 + Decimal(offset))
+                tokens.append(format(shifted, "f") if abs(shifted.adjusted()) < 60 else format(shifted, "e"))
+                # and cut to 13, 17 and 20 digits: short enough to be read through a double
+                tokens.extend(format(shifted, f".{digits - 1}e") for digits in (13, 17, 20))
+    return "\n".join(tokens)
 
 
 def test_parse_limits_and_messages() -> None:
