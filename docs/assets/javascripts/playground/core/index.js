@@ -32,8 +32,9 @@
  *   and `abs_error`; `ulpError(result, exact, format)` is the absolute error
  *   in units of the format's gap at the exact sum (fpsum sum does not report
  *   it; the formula is in exact.js).
- * - `traceStep(method, values, format, k)` and `firstLostStep(method,
- *   values, format)` take no options (the four traced methods have none).
+ * - `traceStep(method, values, format, k, options?)` and `firstLostStep(method,
+ *   values, format, options?)` ignore their options (the four traced
+ *   methods have none).
  *   A step also has `step`, `value` (the input x itself; `input` is what is
  *   added, for kahan y = x - c), `swallowed` (a nonzero input left the total
  *   unchanged: all of it lost, which is what firstLostStep looks for) and for

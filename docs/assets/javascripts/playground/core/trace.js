@@ -83,10 +83,11 @@ function takeApart(total, input, fmt, step, value) {
  * @param {Float64Array} values
  * @param {string} format
  * @param {number} k 1 to values.length
+ * @param {object} [_options] accepted as the interface has it, and unused: the traced methods have no options
  * @returns {TraceStep}
  * @throws {InputError} another method, an unknown format, k out of range
  */
-export function traceStep(method, values, format, k) {
+export function traceStep(method, values, format, k, _options) {
   const fmt = getFormat(format);
   checkMethod(method);
   if (!Number.isSafeInteger(k) || k < 1 || k > values.length) {
@@ -101,10 +102,11 @@ export function traceStep(method, values, format, k) {
  * @param {string} method naive, wide, kahan or neumaier
  * @param {Float64Array} values
  * @param {string} format
+ * @param {object} [_options] accepted as the interface has it, and unused
  * @returns {number | null}
  * @throws {InputError} another method, an unknown format
  */
-export function firstLostStep(method, values, format) {
+export function firstLostStep(method, values, format, _options) {
   const fmt = getFormat(format);
   checkMethod(method);
   const step = replay(method, values, fmt, (_, total, addend, result) => addend !== 0 && result === total && Number.isFinite(total));
