@@ -282,10 +282,11 @@ function blockedRunning(v, r, block, out) {
  */
 function stochastic(v, fmt, seed, out) {
   const rng = new Pcg64([ROUNDING_STREAM, seed]);
+  const rounder = rounderFor(fmt);
   let s = 0;
   const n = v.length;
   for (let i = 0; i < n; i += 1) {
-    s = stochasticRound(s, v[i], fmt, rng.random());
+    s = stochasticRound(s, v[i], fmt, rng.random(), rounder);
     if (out) out[i] = s;
   }
   return s;

@@ -239,12 +239,13 @@ export function twoSumError(a, b, hi) {
  * @param {number} b a value of `fmt`
  * @param {Readonly<Format>} fmt
  * @param {number} draw uniform in [0, 1)
+ * @param {Rounder} [rounder] a Rounder for `fmt`, for speed (the same rounding as without)
  * @returns {number}
  */
-export function stochasticRound(a, b, fmt, draw) {
+export function stochasticRound(a, b, fmt, draw, rounder) {
   const hi = a + b;
   const lo = twoSumError(a, b, hi);
-  const nearest = roundToFormat(hi, fmt);
+  const nearest = rounder === undefined ? roundToFormat(hi, fmt) : rounder.round(hi);
   if (Math.abs(hi) > fmt.maxFinite) return nearest;
   const above = Number.isFinite(nearest) ? (nearest - hi) - lo : 0;
   const down = above > 0 ? nextDown(nearest, fmt) : nearest;
