@@ -170,12 +170,17 @@ def doubles_to_round(fmt: Format, rng: np.random.Generator) -> np.ndarray:
 
 @pytest.mark.parametrize("fmt", list(FORMATS.values()), ids=lambda f: f.name)
 def test_rounding_doubles(fmt: Format) -> None:
-    """roundToFormat, and the summation loops' fast rounder applied in turn, as fpsum's to_format rounds."""
+    """roundToFormat, and the summation loops' fast rounders applied in turn, as fpsum's to_format rounds."""
     x = doubles_to_round(fmt, np.random.default_rng([SEED, 2, fmt.bits, fmt.precision]))
     want = as64(to_format(x, fmt))
     cases = [{"op": op, "format": fmt.name, "x": encode(x)} for op in ("round", "round_seq")]
     for result in oracle(cases):
         assert_same_bits(decode(result["y"]), want, x)
+        if "z" in result:  # roundNear, which remembers the binade of the last value
+            assert_same_bits(decode(result["z"]), want, x)
+            sorted_x = np.sort(x[np.isfinite(x)])  # long runs in one binade: the remembered path
+            again = oracle([{"op": "round_seq", "format": fmt.name, "x": encode(sorted_x)}])[0]
+            assert_same_bits(decode(again["z"]), as64(to_format(sorted_x, fmt)), sorted_x)
     exact = np.array([round_exact(float(v), fmt) for v in x[::97]])  # the slow reference, on a sample
     assert_same_bits(want[::97], exact, x[::97])
 
