@@ -7,8 +7,14 @@
  * what the reader asked for throw `InputError` (one line naming the bad
  * token, format, method or option); nothing else is thrown on purpose.
  *
- * The interface of /work/wt/PLAYGROUND-API.md, with these additions and
- * precisions (nothing in it is removed or renamed):
+ * What the page (playground/ui) uses:
+ *
+ * - `FORMATS`: one entry per format of fpsum (name as fpsum spells it,
+ *   label, precision, emax, maxFinite, unitRoundoff), `INPUT_KINDS`,
+ *   `drawInputs(kind, n, seed, format, options?)`, `parseNumbers(text,
+ *   format)`, `runMethod(method, values, format, {block, srSeed, running})`
+ *   giving `{total, running}`, `exactTotal`, the errors, `stallStep`, the
+ *   traces and `formatShortest`, the shortest decimal that round-trips.
  *
  * - `FORMATS` entries also carry bits, emin, overflow ("inf" | "nan"),
  *   smallestNormal, smallestSubnormal; `getFormat(name)` looks one up.
