@@ -6,6 +6,8 @@ warm build (nothing changed) in at most 2 s; a model edit shown by
 ``mkdocs serve`` within 10 s; each race animation at most 150 KB; ``make test``
 on a fresh clone in at most 150 s and the fast layer (``-m "not browser"``)
 in at most 30 s (``BENCH_TESTS=0`` leaves these two out: they take minutes).
+The playground's JavaScript port is timed in chromium against its own goals
+(scripts/playground_speed.py).
 """
 
 from __future__ import annotations
@@ -223,6 +225,9 @@ def main() -> None:
     """Print every measurement with its goal."""
     throughput()
     dot_throughput()
+    from playground_speed import measure as playground_speed  # scripts/playground_speed.py: the port in chromium
+
+    playground_speed()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         builds(site)
