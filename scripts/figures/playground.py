@@ -1,0 +1,74 @@
+"""The playground's script: its ES modules bundled into one classic script, with the build's looks and labels.
+
+The modules live in ``docs/assets/javascripts/playground/`` (``core/``: the
+arithmetic, ``ui/``: the page); ``ui/main.js`` is the entry.  The page loads
+``assets/javascripts/playground.js``, which works from disk (``file://``) as
+over HTTP, and which is also its own Web Worker over HTTP.  The bundle is
+held to :data:`GZIP_BUDGET`: a bigger one fails the build.
+
+Numbers of record ``playground``: ``kb_gzip``, the bundle's gzipped size in
+kilobytes (one decimal).
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from pathlib import Path
+
+import fpsum
+
+from .cache import REPO
+from .jsbundle import bundle
+from .looks import LOOKS
+from .record import Built, Record
+
+MODULES = REPO / "docs" / "assets" / "javascripts" / "playground"
+ENTRY = "ui/main.js"
+SCRIPT = "assets/javascripts/playground.js"
+"""The bundle's path in the site."""
+GZIP_BUDGET = 30 * 1024
+"""Issue 26: the page's own script under 30 KB gzipped."""
+
+
+@dataclass(frozen=True)
+class PlaygroundParams:
+    """Which module starts the page, and where the bundle goes."""
+
+    entry: str = ENTRY
+    script: str = SCRIPT
+
+
+def records() -> list[Record]:
+    """The one bundle; every module file is an input (the cache key hashes their bytes)."""
+    return [Record("playground", PlaygroundParams(), build, inputs=tuple(sorted(MODULES.rglob("*.js"))))]
+
+
+def looks() -> dict[str, dict[str, object]]:
+    """Each summation method's look (and the exact total's) as the chart draws it: label, width, dash.
+
+    Colours are not here: the page has them as ``--look-<method>`` custom
+    properties in both palettes (``looks.css``).
+    """
+    names = [*fpsum.METHODS, "exact"]
+    return {name: {"label": LOOKS[name].label, "width": LOOKS[name].width, "dash": LOOKS[name].dasharray()}
+            for name in names if name in LOOKS}
+
+
+def build_values() -> dict[str, object]:
+    """What the build hands the modules: the looks, and the model's labels of the input kinds."""
+    return {"looks": looks(), "inputLabels": dict(fpsum.INPUT_LABELS)}
+
+
+def gzipped_size(data: bytes) -> int:
+    """Bytes of ``data`` gzipped as a server would (level 9, no timestamp)."""
+    return len(gzip.compress(data, compresslevel=9, mtime=0))
+
+
+def build(record_id: str, params: PlaygroundParams) -> Built:
+    """The bundle; ``ValueError`` if it is over :data:`GZIP_BUDGET` gzipped."""
+    script = bundle(Path(MODULES), params.entry, build_values())
+    size = gzipped_size(script)
+    if size > GZIP_BUDGET:
+        raise ValueError(f"the playground's script is {size} bytes gzipped, over the budget of {GZIP_BUDGET}")
+    return Built(files={params.script: script}, numbers={"kb_gzip": f"{size / 1024:.1f}"})
