@@ -150,6 +150,101 @@ def _order(modules: dict[str, Module], entry: str) -> list[Module]:
     return done
 
 
+KEYWORDS_BEFORE_EXPRESSION = frozenset(
+    "return typeof case do else in of new delete void throw instanceof yield await".split())
+"""Words after which a ``/`` starts a regular expression, not a division."""
+
+
+def strip_comments(text: str) -> str:
+    """``text`` without its comments, blank lines and indentation: the same program, smaller.
+
+    A small scanner, not a parser: it steps over strings, template literals
+    (with their ``${...}`` parts) and regular expression literals, so that
+    a ``//`` or ``/*`` inside them stays.  A ``/`` is taken for a regular
+    expression where a division could not stand: after an operator, an
+    opening bracket, a comma, a keyword such as ``return``, or at the start.
+    Line breaks are kept (automatic semicolon insertion sees the same lines).
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    braces: list[int] = []  # for each open ${ of a template: the depth of { inside it
+    last = ""  # the last significant character or word written
+    while i < n:
+        c = text[i]
+        if c == "/" and text.startswith("//", i):
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+            continue
+        if c == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise BundleError("an unclosed comment")
+            out.append("\n" * text.count("\n", i, end) or " ")
+            i = end + 2
+            continue
+        if c in "'\"" or (c == "`") or (c == "}" and braces and braces[-1] == 0):
+            if c == "}":
+                braces.pop()
+                quote = "`"
+            else:
+                quote = c
+            j = i + 1
+            while j < n and text[j] != quote:
+                if text[j] == "\\":
+                    j += 2
+                    continue
+                if quote == "`" and text.startswith("${", j):
+                    braces.append(0)
+                    j += 2
+                    break
+                if quote != "`" and text[j] == "\n":
+                    raise BundleError("a line break in a string")
+                j += 1
+            else:
+                j += 1
+            out.append(text[i:j])
+            i = j
+            last = "x"
+            continue
+        if c == "/":
+            word = last if last.isidentifier() else ""
+            if (not last) or (not word and last in "(,=:[!&|?{};+-*%<>~^") or word in KEYWORDS_BEFORE_EXPRESSION:
+                j, in_class = i + 1, False
+                while j < n and (text[j] != "/" or in_class):
+                    if text[j] == "\\":
+                        j += 1
+                    elif text[j] == "[":
+                        in_class = True
+                    elif text[j] == "]":
+                        in_class = False
+                    elif text[j] == "\n":
+                        raise BundleError("a line break in a regular expression")
+                    j += 1
+                j += 1
+                while j < n and (text[j].isalnum()):
+                    j += 1
+                out.append(text[i:j])
+                i = j
+                last = "x"
+                continue
+        if c == "{" and braces:
+            braces[-1] += 1
+        elif c == "}" and braces:
+            braces[-1] -= 1
+        match = re.match(r"[A-Za-z_$][\w$]*|\d[\w.]*", text[i:i + 200])
+        if match:
+            out.append(match.group(0))
+            last = match.group(0)
+            i += len(match.group(0))
+            continue
+        out.append(c)
+        if not c.isspace():
+            last = c
+        i += 1
+    lines = (line.strip() for line in "".join(out).split("\n"))
+    return "\n".join(line for line in lines if line) + "\n"
+
+
 def build_value(name: str) -> str:
     """The placeholder a module writes where the build puts the value ``name``: ``/* build: name */ ({})``.
 
@@ -178,11 +273,13 @@ def bundle(root: Path, entry: str, values: dict[str, object] | None = None) -> b
             raise BundleError(f"no module bundled holds the placeholder {holder}")
         for module in users:
             module.body = module.body.replace(holder, f"({json.dumps(value, sort_keys=True)})")
+    for module in ordered:
+        module.body = strip_comments(module.body)
     parts = ["(function () {", '"use strict";', "const __modules = {};"]
     for module in ordered:
         own = ", ".join(f"{json.dumps(name)}: {expr}" for name, expr in module.exports)
         result = f"Object.freeze(Object.assign({{}}, {', '.join([*module.reexports_all, f'{{ {own} }}'])}))"
-        parts.append(f"// {module.key}\n__modules[{json.dumps(module.key)}] = (function () {{\n"
+        parts.append(f"__modules[{json.dumps(module.key)}] = (function () {{\n"
                      f"{module.body.strip()}\nreturn {result};\n}})();")
     parts.append("})();\n")
     return "\n".join(part for part in parts if part).encode()

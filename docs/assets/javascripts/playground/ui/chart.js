@@ -12,7 +12,7 @@ import { grouped, svg } from "./dom.js";
 import { lookOf } from "./looks.js";
 
 const FONT = 13;
-const MARGIN = { left: 58, right: 12, top: 10, gap: 34, bottom: 30 };
+const MARGIN = { left: 58, right: 12, top: 26, gap: 34, bottom: 30 };
 
 /**
  * Round-number ticks from `lo` to `hi`, about `count` of them.
@@ -117,9 +117,11 @@ export function chart(outcome, format, width, description) {
   }
   const decades = [];
   for (let d = lowDecade; d <= highDecade; d++) decades.push(d);
+  const every = Math.ceil((FONT + 2) / strip); // label a decade only where there is room for its text
   for (const d of [null, ...decades]) {
     const v = d === null ? 0 : 10 ** d;
     grid.push(`M${MARGIN.left} ${ey(v).toFixed(1)}H${width - MARGIN.right}`);
+    if (d !== null && (highDecade - d) % every !== 0) continue;
     labels.push(svg("text", { x: MARGIN.left - 6, y: ey(v) + 4, "text-anchor": "end" }, [d === null ? "0" : label(v)]));
   }
   for (const v of ticks(1, n, Math.max(2, Math.floor(plotW / 90)))) {
@@ -134,11 +136,11 @@ export function chart(outcome, format, width, description) {
   }
   const lines = [];
   results.forEach((r, i) => {
-    lines.push(svg("path", { style: lineStyle(r.method), d: path(xs, r.sampled), "data-line": r.method }));
+    lines.push(svg("path", { style: lineStyle(r.method), d: path(xs, Array.from(r.sampled, y)), "data-line": r.method }));
     lines.push(svg("path", { style: lineStyle(r.method), d: path(xs, errors[i].map(ey)), "data-error-line": r.method }));
   });
   const exactStyle = lineStyle("exact");
-  lines.push(svg("path", { style: exactStyle, d: path(xs, exactSampled), "data-line": "exact" }));
+  lines.push(svg("path", { style: exactStyle, d: path(xs, Array.from(exactSampled, y)), "data-line": "exact" }));
   lines.push(svg("path", { style: exactStyle, d: `M${MARGIN.left} ${ey(0)}H${width - MARGIN.right}` }));
 
   const title = svg("title", {}, [description]);
@@ -151,7 +153,7 @@ export function chart(outcome, format, width, description) {
     svg("path", { class: "fpsum-pg-chart__axis", d: `M${MARGIN.left} ${MARGIN.top + topH}H${width - MARGIN.right}M${MARGIN.left} ${errTop + errH}H${width - MARGIN.right}` }),
     ...guides, ...lines, ...labels,
     svg("text", { x: MARGIN.left, y: errTop - 8, class: "fpsum-pg-chart__head" }, ["error, ulps (log scale)"]),
-    svg("text", { x: width - MARGIN.right, y: MARGIN.top + 12, "text-anchor": "end", class: "fpsum-pg-chart__head" }, ["running total"]),
+    svg("text", { x: MARGIN.left, y: MARGIN.top - 8, class: "fpsum-pg-chart__head" }, ["running total"]),
   ]);
 }
 

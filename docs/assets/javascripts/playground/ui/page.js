@@ -146,8 +146,16 @@ export function start(root, scriptUrl) {
       resultsTable(outcome, formatLabel(e.format)), ...notes, el("p", {}, [link]));
     drawChart();
     const cmd = commandFor(e);
-    const code = el("code", {}, [cmd.text]);
-    const parts = [el("p", {}, ["The same numbers from a terminal, with the model installed:"]), el("pre", { class: "fpsum-pg-cmd" }, [code])];
+    const copy = el("button", { type: "button", class: "md-button fpsum-pg-copy" }, ["Copy the command"]);
+    copy.addEventListener("click", () => {
+      const done = () => { copy.textContent = "Copied"; };
+      if (navigator.clipboard) navigator.clipboard.writeText(cmd.text).then(done, () => { copy.textContent = "Select the command to copy it"; });
+    });
+    // Not a <pre>: mkdocs-material gives the page's own blocks their copy buttons as it loads, not this one.
+    const block = el("div", { class: "fpsum-pg-cmd", tabindex: "0", role: "region", "aria-label": "the fpsum command" },
+      [el("code", { "data-command": "" }, [cmd.text])]);
+    const parts = [el("p", {}, ["The same numbers from a terminal, with the model installed:"]), block,
+      el("div", { class: "fpsum-pg-actions" }, [copy])];
     if (cmd.file) {
       const text = e.x !== null ? e.x.trim().split(/[\s,]+/).join("\n") + "\n"
         : Array.from(outcome.values, formatShortest).join("\n") + "\n";
