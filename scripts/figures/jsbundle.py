@@ -96,7 +96,8 @@ def translate(key: str, text: str) -> Module:
 
     def named_import(match: re.Match[str]) -> str:
         where = f"{key}:{_line(text, match.start())}"
-        pairs = ", ".join(there if there == here else f"{there}: {here}" for there, here in _names(match.group(1), where))
+        names = _names(match.group(1), where)
+        pairs = ", ".join(there if there == here else f"{there}: {here}" for there, here in names)
         return f"const {{ {pairs} }} = {ref(match.group(2))};"
 
     def export_list(match: re.Match[str]) -> str:

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import gzip
 from dataclasses import dataclass
+from html import escape
 from pathlib import Path
+from urllib.parse import quote
 
 import fpsum
 
 from .cache import REPO
+from .contract import ROOT
 from .jsbundle import bundle
 from .looks import LOOKS
 from .record import Built, Record
@@ -29,6 +32,22 @@ SCRIPT = "assets/javascripts/playground.js"
 """The bundle's path in the site."""
 GZIP_BUDGET = 30 * 1024
 """Issue 26: the page's own script under 30 KB gzipped."""
+PAGE = "playground.html"
+
+
+def playground_query(fmt: str, kind: str, n: int, seed: int, methods: tuple[str, ...]) -> str:
+    """The playground's query string for drawn inputs (issue 26's URL contract), with its "?"."""
+    pairs = [("format", fmt), ("methods", ",".join(methods)), ("inputs", kind), ("n", str(n)), ("seed", str(seed))]
+    return "?" + "&".join(f"{key}={quote(value, safe=',')}" for key, value in pairs)
+
+
+def playground_link(fmt: str, kind: str, n: int, seed: int, methods: tuple[str, ...], what: str) -> str:
+    """A caption's link to the same experiment in the playground (HTML, from a fragment: ``contract.ROOT``).
+
+    ``what`` names the experiment, so that each race's link says where it leads.
+    """
+    href = f"{ROOT}{PAGE}{playground_query(fmt, kind, n, seed, methods)}"
+    return f'<a class="fpsum-playground-link" href="{escape(href)}">Try it in the playground ({escape(what)})</a>'
 
 
 @dataclass(frozen=True)
