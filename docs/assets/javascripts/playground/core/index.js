@@ -1,0 +1,43 @@
+/**
+ * The playground's arithmetic: a port of the model `fpsum`, bit for bit.
+ *
+ * Every function here gives the doubles `fpsum` gives (the tests in
+ * tests/test_playground_arith.py compare them bit for bit).  Values of
+ * every format are held in doubles (Float64Array for many).  Mistakes in
+ * what the reader asked for throw `InputError` (one line naming the bad
+ * token, format, method or option); nothing else is thrown on purpose.
+ *
+ * The interface of /work/wt/PLAYGROUND-API.md, with these additions and
+ * precisions (nothing in it is removed or renamed):
+ *
+ * - `FORMATS` entries also carry bits, emin, overflow ("inf" | "nan"),
+ *   smallestNormal, smallestSubnormal; `getFormat(name)` looks one up.
+ * - `METHODS` are the seven of the playground, as fpsum spells them:
+ *   naive, wide, kahan, neumaier, pairwise, blocked, stochastic (fpsum's
+ *   sumtwo, sumk and correct are not ported).
+ * - `drawInputs` also takes the kind "constant" (not an fpsum kind): n copies
+ *   of `options.c` (default 1) rounded to the format, which `fpsum sum` gives
+ *   on the same numbers.  `inputsMatchFpsum("exp")` is false: Math.exp is not
+ *   numpy's exp (see inputs.js for how rarely the stored values differ).
+ * - `exactTotal(values)` returns `{value, numerator, scale}`: the exact sum is
+ *   numerator / 2**scale (bigints; null for a sum with NaN or inf, whose
+ *   `value` is then NaN or +-inf as fpsum reports it).  `relativeError` and
+ *   `absoluteError(result, exact)` take that object, as fpsum's `rel_error`
+ *   and `abs_error`; `ulpError(result, exact, format)` is the absolute error
+ *   in units of the format's gap at the exact sum (fpsum sum does not report
+ *   it; the formula is in exact.js).
+ * - `traceStep` returns also `exactSum` as an exact decimal string, `step`,
+ *   `swallowed` (the input was nonzero and the result is the total: the whole
+ *   input lost); `isLost(total, input, format)` returns the same object for
+ *   one addition (total and input are rounded to the format first).
+ * - `formatShortest(-0)` is "-0" (String(-0) is "0").
+ */
+export { InputError } from "./errors.js";
+export { FORMATS, getFormat } from "./formats.js";
+export { roundToFormat, addRounded, ulp, nextUp, nextDown } from "./rounding.js";
+export { METHODS, runMethod } from "./methods.js";
+export { INPUT_KINDS, inputsMatchFpsum, drawInputs } from "./inputs.js";
+export { parseNumbers, MAX_NUMBERS } from "./parse.js";
+export { exactTotal, relativeError, absoluteError, ulpError, stallStep } from "./exact.js";
+export { traceStep, firstLostStep, isLost } from "./trace.js";
+export { formatShortest } from "./show.js";

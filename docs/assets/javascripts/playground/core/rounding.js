@@ -1,0 +1,226 @@
+/**
+ * Rounding to a format: one double, the sum of two values, and the
+ * stochastic rounding of a sum, each as `fpsum.rounding` does it.
+ *
+ * Values of every format are held in doubles (a Float64Array for many), which
+ * hold every value of every format exactly, NaN, +-inf and -0 included.
+ */
+import { binade, pow2 } from "./bits.js";
+
+/** @typedef {import("./formats.js").Format} Format */
+
+/**
+ * Round a double to `fmt`: to nearest, ties to even, then overflow as the
+ * format does (fpsum.rounding.to_format, and round_exact on a float).
+ *
+ * NaN stays NaN.  +-inf stays +-inf, except in E4M3, which has no infinity:
+ * there it is NaN.  -0 stays -0, and a negative value that rounds to zero is
+ * -0.  Subnormals: below 2**emin the gap stays that of the lowest binade, so
+ * values there round to multiples of the smallest subnormal.  Overflow: a
+ * value that rounds (with the exponent unbounded) above `fmt.maxFinite`
+ * becomes +-inf (NaN in E4M3); for IEEE formats that happens from
+ * maxFinite + ulp/2 up, the tie going to the even neighbour, 2**(emax+1).
+ * FP64 returns `x` itself.
+ *
+ * How: in the binade of |x|, 2**e <= |x| < 2**(e+1) (e no lower than emin),
+ * the format's values are the multiples of q = 2**(e - p + 1).  The double
+ * `big` = 1.5 * 2**(e - p + 53) has gap q, and x + big stays in its binade,
+ * so the double addition rounds x to a multiple of q, to nearest with ties to
+ * the even multiple (big / q is even); subtracting big again is exact.
+ *
+ * @param {number} x
+ * @param {Readonly<Format>} fmt
+ * @returns {number}
+ */
+export function roundToFormat(x, fmt) {
+  if (fmt.precision === 53) return x;
+  const a = Math.abs(x);
+  if (!(a < pow2(fmt.emax + 1))) {
+    // NaN, an infinity, or a magnitude that can only round above the largest value
+    if (Number.isNaN(x) || fmt.overflow === "nan") return NaN;
+    return x > 0 ? Infinity : -Infinity;
+  }
+  if (a === 0) return x;
+  const e = Math.max(binade(a), fmt.emin);
+  const big = 1.5 * pow2(e - fmt.precision + 53);
+  const r = (x + big) - big;
+  if (r === 0) return x < 0 ? -0 : 0;
+  if (Math.abs(r) > fmt.maxFinite) return fmt.overflow === "nan" ? NaN : r > 0 ? Infinity : -Infinity;
+  return r;
+}
+
+/**
+ * A function that rounds doubles to `fmt` exactly as {@link roundToFormat}
+ * does, faster: for the summation loops.
+ *
+ * FP64 is the identity and FP32 is Math.fround (IEEE's own rounding to
+ * binary32: ties to even, subnormals, overflow to +-inf).  For the other
+ * formats the returned function remembers the last normal binade below the
+ * top one it rounded in: a running sum mostly stays in one binade, and there
+ * the rounding is the two additions of roundToFormat and nothing else (no
+ * zero, subnormal or overflow can arise in such a binade).  Anything else
+ * goes to roundToFormat.
+ *
+ * @param {Readonly<Format>} fmt
+ * @returns {(x: number) => number}
+ */
+export function rounderFor(fmt) {
+  if (fmt.precision === 53) return (x) => x;
+  if (fmt.name === "fp32") return Math.fround;
+  const { emin, emax, precision } = fmt;
+  let low = Infinity;
+  let high = -Infinity;
+  let big = 0;
+  return (x) => {
+    const a = Math.abs(x);
+    if (a >= low && a < high) return (x + big) - big;
+    if (a >= pow2(emin) && a < pow2(emax)) {
+      const e = binade(a);
+      low = pow2(e);
+      high = pow2(e + 1);
+      big = 1.5 * pow2(e - precision + 53);
+      return (x + big) - big;
+    }
+    return roundToFormat(x, fmt);
+  };
+}
+
+/**
+ * `a + b` rounded once to `fmt`, nearest with ties to even, for values `a`
+ * and `b` of `fmt` (fpsum.rounding.add_rounded, and the dtypes' own
+ * addition the methods use).
+ *
+ * IEEE special cases: NaN in, NaN out; inf + -inf is NaN; an infinity
+ * passes through (NaN in E4M3); overflow gives +-inf (NaN in E4M3); an
+ * exact zero sum is +0 unless both are -0; a tiny negative sum that
+ * underflows is -0.
+ *
+ * Why the double sum is enough.  For FP16, E4M3 and E5M2 every sum of two
+ * values fits in a double (at most emax - emin + p + 1 <= 41 bits), so one
+ * rounding happens.  For BF16 and FP32 (p <= 24) the double sum is rounded
+ * only when the exponents of a and b differ by more than 53 - p >= 29 (with
+ * |a| >= |b|): then |b| < 2**-28 * 2**ea, below a 32nd of the half-gap
+ * (>= 2**(ea - p - 1)) between a and its nearest midpoint.  The exact sum and
+ * its double both lie strictly between the midpoints around a, so both
+ * round to a: rounding the double gives the correctly rounded sum.
+ * FP64 is the double sum itself.
+ *
+ * @param {number} a
+ * @param {number} b
+ * @param {Readonly<Format>} fmt
+ * @returns {number}
+ */
+export function addRounded(a, b, fmt) {
+  return roundToFormat(a + b, fmt);
+}
+
+/**
+ * The gap between `value` (a value of `fmt`) and the next value away from 0
+ * (fpsum's Format.ulp): 2**(max(e, emin) - p + 1) in the binade e of |value|;
+ * the smallest subnormal for 0 and -0.  NaN for NaN and +-inf (fpsum raises).
+ * @param {number} value
+ * @param {Readonly<Format>} fmt
+ * @returns {number}
+ */
+export function ulp(value, fmt) {
+  if (!Number.isFinite(value)) return NaN;
+  if (value === 0) return fmt.smallestSubnormal;
+  return pow2(Math.max(binade(Math.abs(value)), fmt.emin) - fmt.precision + 1);
+}
+
+/**
+ * The next value of `fmt` above `v` (a value of `fmt`), aiming at
+ * +maxFinite as fpsum's `_neighbour` does (numpy's nextafter towards it):
+ * maxFinite stays put, -inf gives -maxFinite, +inf gives maxFinite, NaN
+ * stays NaN, +-0 give the smallest subnormal, and the step from the smallest
+ * negative subnormal gives -0.
+ * @param {number} v
+ * @param {Readonly<Format>} fmt
+ * @returns {number}
+ */
+export function nextUp(v, fmt) {
+  if (Number.isNaN(v)) return NaN;
+  if (v >= fmt.maxFinite) return v === Infinity ? fmt.maxFinite : v;
+  if (v === -Infinity) return -fmt.maxFinite;
+  if (v === 0) return fmt.smallestSubnormal;
+  if (fmt.precision === 53) return nextUpDouble(v);
+  if (v > 0) return v + ulp(v, fmt);
+  const a = -v;
+  // towards zero from a power of two (above the subnormals) the gap is half the gap away
+  const step = binadeStart(a) === a && a > fmt.smallestNormal ? ulp(v, fmt) / 2 : ulp(v, fmt);
+  const r = v + step;
+  return r === 0 ? -0 : r;
+}
+
+/**
+ * The next value of `fmt` below `v`, aiming at -maxFinite: nextUp mirrored.
+ * @param {number} v
+ * @param {Readonly<Format>} fmt
+ * @returns {number}
+ */
+export function nextDown(v, fmt) {
+  return -nextUp(-v, fmt);
+}
+
+/** @param {number} a a positive finite double @returns {number} 2**floor(log2 a) */
+function binadeStart(a) {
+  return pow2(binade(a));
+}
+
+/**
+ * The next double above a finite nonzero `v` below Number.MAX_VALUE.
+ * @param {number} v
+ * @returns {number}
+ */
+function nextUpDouble(v) {
+  const a = Math.abs(v);
+  const e = Math.max(binade(a), -1022);
+  const gap = pow2(e - 52);
+  if (v > 0) return v + gap;
+  const step = binadeStart(a) === a && a > 2 ** -1022 ? gap / 2 : gap;
+  const r = v + step;
+  return r === 0 ? -0 : r;
+}
+
+/**
+ * The error of the double addition: `a + b - hi` exactly, where `hi` is
+ * the double `a + b` (Knuth's TwoSum).  0 where `hi` is +-inf or NaN.
+ * @param {number} a @param {number} b @param {number} hi
+ * @returns {number}
+ */
+export function twoSumError(a, b, hi) {
+  if (!Number.isFinite(hi)) return 0;
+  const bVirtual = hi - a;
+  return (a - (hi - bVirtual)) + (b - bVirtual);
+}
+
+/**
+ * `a + b` rounded stochastically to `fmt` with the uniform draw `draw` in
+ * [0, 1), operation for operation as fpsum.rounding.stochastic_round does
+ * it (so the same doubles come out, including its rounding of the covered
+ * fraction).
+ *
+ * The exact sum v lies between neighbours d <= v <= u of the format; the
+ * result is u when draw < (v - d) / (u - d), else d.  A representable sum
+ * comes back unchanged.  Beyond the largest finite value the sum overflows
+ * as with rounding to nearest (+-inf, NaN in E4M3), whatever the draw; NaN
+ * in gives NaN; an exact zero sum is +0 (-0 if both are -0).
+ *
+ * @param {number} a a value of `fmt`
+ * @param {number} b a value of `fmt`
+ * @param {Readonly<Format>} fmt
+ * @param {number} draw uniform in [0, 1)
+ * @returns {number}
+ */
+export function stochasticRound(a, b, fmt, draw) {
+  const hi = a + b;
+  const lo = twoSumError(a, b, hi);
+  const nearest = roundToFormat(hi, fmt);
+  if (Math.abs(hi) > fmt.maxFinite) return nearest;
+  const above = Number.isFinite(nearest) ? (nearest - hi) - lo : 0;
+  const down = above > 0 ? nextDown(nearest, fmt) : nearest;
+  const up = above < 0 ? nextUp(nearest, fmt) : nearest;
+  const gap = up - down;
+  const covered = gap > 0 ? ((hi - down) + lo) / gap : 0;
+  return draw < covered ? up : down;
+}
