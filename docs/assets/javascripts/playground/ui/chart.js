@@ -7,7 +7,6 @@
  * Drawn in CSS pixels at the width it is given, so its text is the page's size on any screen.
  */
 
-import { ulpError } from "../core/index.js";
 import { grouped, svg } from "./dom.js";
 import { lookOf } from "./looks.js";
 
@@ -73,12 +72,11 @@ function lineStyle(method) {
 /**
  * The chart of `outcome`, `width` CSS pixels wide.
  * @param {import("./experiment.js").Outcome} outcome
- * @param {string} format
  * @param {number} width
  * @param {string} description  what the chart shows, in words (its accessible name)
  * @returns {SVGElement}
  */
-export function chart(outcome, format, width, description) {
+export function chart(outcome, width, description) {
   const height = Math.round(Math.min(460, Math.max(320, width * 0.62)));
   const plotW = width - MARGIN.left - MARGIN.right;
   const plots = height - MARGIN.top - MARGIN.gap - MARGIN.bottom;
@@ -98,7 +96,7 @@ export function chart(outcome, format, width, description) {
   const y = (/** @type {number} */ v) => MARGIN.top + topH - (topH * (v - lo)) / (hi - lo);
 
   // Errors in ulps of the exact running total, on a log scale above a linear strip for zero.
-  const errors = results.map((r) => Array.from(r.sampled, (v, j) => ulpError(v, exactSampled[j], format)));
+  const errors = results.map((r) => Array.from(r.errors));
   const positive = errors.flat().filter((e) => e > 0 && Number.isFinite(e));
   const lowDecade = positive.length ? Math.max(-3, Math.floor(Math.log10(Math.min(...positive)))) : -1;
   const highDecade = Math.max(lowDecade + 1, positive.length ? Math.ceil(Math.log10(Math.max(...positive))) : 0);

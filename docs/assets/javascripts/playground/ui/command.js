@@ -54,6 +54,10 @@ export function commandFor(e) {
     return { text: sumLoop(e, "numbers.txt").join("\n"), file: "numbers.txt",
       note: "numbers.txt holds your numbers, one a line; each fpsum sum prints its method's result and the exact sum." };
   }
+  if (e.inputs === "constant") {
+    return { text: [`yes ${e.c.trim()} | head -n ${e.n} > inputs.txt`, ...sumLoop(e, "inputs.txt")].join("\n"),
+      file: null, note: `inputs.txt holds ${e.n} copies of ${e.c.trim()}; each fpsum sum prints its method's result.` };
+  }
   if (!inputsMatchFpsum(e.inputs)) {
     return { text: sumLoop(e, "inputs.txt").join("\n"), file: "inputs.txt",
       note: `The page draws its ${e.inputs} inputs otherwise than fpsum does: inputs.txt holds the page's own, `

@@ -8,7 +8,7 @@
  */
 
 import {
-  drawInputs, exactTotal, formatShortest, parseNumbers, relativeError, runMethod, stallStep, ulpError,
+  InputError, drawInputs, exactTotal, formatShortest, getFormat, parseNumbers, relativeError, runMethod, stallStep, ulp, ulpError,
 } from "../core/index.js";
 import { srSeedOf } from "./state.js";
 
@@ -24,6 +24,7 @@ export const SAMPLES = 400;
  * @property {number} ulps         error in ulps, as the core computes it
  * @property {number | null} stall after how many inputs the method's running total stalled
  * @property {Float64Array} sampled its running total at each of the chart's steps
+ * @property {Float64Array} errors  its error there, in ulps of the format at the exact running total
  */
 
 /**
@@ -44,7 +45,14 @@ export const SAMPLES = 400;
  */
 export function inputsOf(experiment) {
   if (experiment.x !== null) return parseNumbers(experiment.x, experiment.format);
-  return drawInputs(experiment.inputs, experiment.n, experiment.seed, experiment.format);
+  /** @type {{c?: number}} */
+  const options = {};
+  if (experiment.inputs === "constant") {
+    const c = parseNumbers(experiment.c, experiment.format);
+    if (c.length !== 1) throw new InputError(`the constant c must be one number, not "${experiment.c}"`);
+    options.c = c[0]; // rounded as fpsum sum rounds the decimal: exactly, once
+  }
+  return drawInputs(experiment.inputs, experiment.n, experiment.seed, experiment.format, options);
 }
 
 /**
@@ -91,7 +99,8 @@ export function* steps(experiment) {
   const values = inputsOf(experiment);
   const total = experiment.methods.length + 1;
   yield 1 / total;
-  const exact = exactTotal(values).value;
+  const exact = exactTotal(values);
+  const fmt = getFormat(experiment.format);
   const sampleAt = sampleSteps(values.length);
   const exactSampled = exactRunning(values, sampleAt);
   /** @type {MethodResult[]} */
@@ -101,15 +110,19 @@ export function* steps(experiment) {
     const run = runMethod(method, values, experiment.format, options);
     const running = run.running || new Float64Array([run.total]);
     const sampled = new Float64Array(sampleAt.length);
-    for (let j = 0; j < sampleAt.length; j++) sampled[j] = running[sampleAt[j] - 1];
+    const errors = new Float64Array(sampleAt.length);
+    for (let j = 0; j < sampleAt.length; j++) {
+      sampled[j] = running[sampleAt[j] - 1];
+      errors[j] = Math.abs(sampled[j] - exactSampled[j]) / ulp(exactSampled[j], fmt); // for drawing only
+    }
     results.push({
       method, total: run.total, shown: formatShortest(run.total), relError: relativeError(run.total, exact),
       ulps: ulpError(run.total, exact, experiment.format), stall: stallStep(running, values, experiment.format),
-      sampled,
+      sampled, errors,
     });
     yield (results.length + 1) / total;
   }
-  return { values, exact, exactShown: formatShortest(exact), steps: sampleAt, exactSampled, results };
+  return { values, exact: exact.value, exactShown: formatShortest(exact.value), steps: sampleAt, exactSampled, results };
 }
 
 /**

@@ -4,10 +4,10 @@
  * reader typed can be named in a message when it is not a number.
  */
 
-import { FORMATS, INPUT_KINDS, METHODS } from "../core/index.js";
+import { FORMATS, METHODS } from "../core/index.js";
 import { el } from "./dom.js";
 import { inputLabel, lookOf } from "./looks.js";
-import { MAX_N, wholeNumber } from "./state.js";
+import { KINDS, MAX_N, wholeNumber } from "./state.js";
 
 /**
  * @typedef {object} Fields
@@ -21,6 +21,7 @@ import { MAX_N, wholeNumber } from "./state.js";
  * @property {HTMLSelectElement} inputs
  * @property {HTMLInputElement} n
  * @property {HTMLInputElement} seed
+ * @property {HTMLInputElement} c         the constant, for the kind "constant"
  * @property {HTMLTextAreaElement} x
  * @property {HTMLButtonElement} run
  */
@@ -63,7 +64,8 @@ export function makeFields() {
   const drawn = el("input", { type: "radio", id: "pg-drawn", name: "source", value: "drawn" });
   const own = el("input", { type: "radio", id: "pg-own", name: "source", value: "own" });
   const inputs = el("select", { id: "pg-inputs", name: "inputs" },
-    INPUT_KINDS.map((k) => el("option", { value: k }, [inputLabel(k)])));
+    KINDS.map((k) => el("option", { value: k }, [inputLabel(k)])));
+  const c = el("input", { id: "pg-c", name: "c", type: "text", inputmode: "decimal", autocomplete: "off", size: 9 });
   const n = numberInput("pg-n");
   const seed = numberInput("pg-seed");
   const x = el("textarea", { id: "pg-x", name: "x", rows: 4, spellcheck: "false",
@@ -79,18 +81,21 @@ export function makeFields() {
         el("label", { for: drawn.id, class: "fpsum-pg-check" }, [drawn, " drawn by the model"]),
         el("label", { for: own.id, class: "fpsum-pg-check" }, [own, " your own numbers"])]),
       el("div", { class: "fpsum-pg-drawn" }, [field("Kind of inputs", inputs),
-        field("n, how many", n, `1 to ${MAX_N.toLocaleString("en-GB")}`), field("Seed", seed)]),
+        field("n, how many", n, `1 to ${MAX_N.toLocaleString("en-GB")}`), field("Seed", seed),
+        el("div", { class: "fpsum-pg-constant" }, [field("The constant c", c, "rounded to the format as fpsum sum rounds it")])]),
       el("div", { class: "fpsum-pg-own" }, [field("Your numbers", x, "comma-separated or one a line, up to 100,000")])]),
     el("div", { class: "fpsum-pg-actions" }, [run]),
   ]);
-  const fields = { form, format, methods, block, srSeed, drawn, own, inputs, n, seed, x, run };
+  const fields = { form, format, methods, block, srSeed, drawn, own, inputs, n, seed, c, x, run };
   const sync = () => {
     form.classList.toggle("fpsum-pg-form--own", own.checked);
+    form.classList.toggle("fpsum-pg-form--constant", inputs.value === "constant");
     inputs.disabled = n.disabled = seed.disabled = own.checked;
     x.disabled = !own.checked;
   };
   drawn.addEventListener("change", sync);
   own.addEventListener("change", sync);
+  inputs.addEventListener("change", sync);
   return fields;
 }
 
@@ -107,6 +112,7 @@ export function writeFields(f, e) {
   f.inputs.value = e.inputs;
   f.n.value = String(e.n);
   f.seed.value = String(e.seed);
+  f.c.value = e.c;
   f.x.value = e.x === null ? f.x.value : e.x;
   (e.x === null ? f.drawn : f.own).checked = true;
   f.drawn.dispatchEvent(new Event("change"));
@@ -139,8 +145,9 @@ export function readFields(f) {
     format: f.format.value, methods, inputs: f.inputs.value,
     n: own ? 8192 : whole("n", f.n, 1, MAX_N), seed: own ? 0 : whole("seed", f.seed, 0, 2 ** 32 - 1),
     x: own ? f.x.value : null,
-    block: methods.includes("blocked") ? whole("block size", f.block, 1, MAX_N) : Number(f.block.value) || 128,
+    block: methods.includes("blocked") ? whole("block size", f.block, 1, MAX_N) : 128,
     srSeed: f.srSeed.value.trim() === "" ? null : whole("seed of stochastic rounding", f.srSeed, 0, 2 ** 32 - 1),
+    c: f.c.value,
   };
   return { experiment, problems };
 }

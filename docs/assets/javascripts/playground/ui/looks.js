@@ -28,5 +28,5 @@ export function lookOf(method) {
  * @returns {string}
  */
 export function inputLabel(kind) {
-  return INPUT_LABELS[kind] || kind;
+  return INPUT_LABELS[kind] || (kind === "constant" ? "one constant c" : kind);
 }

@@ -14,7 +14,7 @@ import { el, grouped } from "./dom.js";
 import { makeFields, readFields, writeFields } from "./form.js";
 import { inputLabel, lookOf } from "./looks.js";
 import { Cancelled, ReaderError, Runner } from "./runner.js";
-import { fromQuery, srSeedOf, toQuery } from "./state.js";
+import { fromQuery, toQuery } from "./state.js";
 import { resultsTable } from "./table.js";
 import { TRACED, stepView } from "./trace.js";
 
@@ -109,7 +109,7 @@ export function start(root, scriptUrl) {
     const width = Math.floor(box.clientWidth);
     if (width <= 0 || width === chartWidth) return;
     chartWidth = width;
-    box.replaceChildren(chart(last.outcome, last.experiment.format, width, describe(last.experiment, last.outcome)));
+    box.replaceChildren(chart(last.outcome, width, describe(last.experiment, last.outcome)));
   };
   if (typeof ResizeObserver === "function") {
     let pending = false;
@@ -193,13 +193,12 @@ export function start(root, scriptUrl) {
     run(experiment);
   });
 
-  const traceOptions = () => last && { block: last.experiment.block, srSeed: srSeedOf(last.experiment) };
   /** @param {number} k */
   const showStep = (k) => {
     if (!last) return;
     const { experiment, outcome } = last;
     const method = traceMethod.value;
-    const step = traceStep(method, outcome.values, experiment.format, k, traceOptions() || {});
+    const step = traceStep(method, outcome.values, experiment.format, k);
     traceOut.replaceChildren(el("p", {}, [`${lookOf(method).label}, step ${grouped(k)} of ${grouped(outcome.values.length)}:`]), stepView(step));
   };
   traceForm.addEventListener("submit", (event) => {
@@ -213,7 +212,7 @@ export function start(root, scriptUrl) {
   });
   traceFirst.addEventListener("click", () => {
     if (!last) { traceOut.textContent = "Run an experiment first."; return; }
-    const k = firstLostStep(traceMethod.value, last.outcome.values, last.experiment.format, traceOptions() || {});
+    const k = firstLostStep(traceMethod.value, last.outcome.values, last.experiment.format);
     if (k === null) { traceOut.textContent = `No input was lost in the ${lookOf(traceMethod.value).label} sum.`; return; }
     traceK.value = String(k);
     showStep(k);

@@ -24,12 +24,16 @@ export const DEFAULT_METHODS = Object.freeze(["naive", "wide", "kahan", "pairwis
  * @property {string | null} x   the reader's own numbers as written (comma or space separated), or null
  * @property {number} block      blocked summation's block size
  * @property {number | null} srSeed  stochastic rounding's seed, or null for the default
+ * @property {string} c          the constant of the kind "constant", as written (a decimal)
  */
+
+/** The kinds of input the form offers: the model's, and n copies of one constant. */
+export const KINDS = Object.freeze([...INPUT_KINDS, "constant"]);
 
 /** @returns {Experiment} */
 export function defaults() {
   return { format: "fp16", methods: [...DEFAULT_METHODS], inputs: "uniform", n: 8192, seed: 0, x: null,
-    block: DEFAULT_BLOCK, srSeed: null };
+    block: DEFAULT_BLOCK, srSeed: null, c: "0.3" };
 }
 
 /**
@@ -85,8 +89,8 @@ export function fromQuery(search) {
   }
   const inputs = query.get("inputs");
   if (inputs !== null) {
-    if (INPUT_KINDS.includes(inputs)) experiment.inputs = inputs;
-    else problems.push(`inputs "${inputs}" is not one of ${INPUT_KINDS.join(", ")}`);
+    if (KINDS.includes(inputs)) experiment.inputs = inputs;
+    else problems.push(`inputs "${inputs}" is not one of ${KINDS.join(", ")}`);
   }
   /** @type {Array<[string, "n" | "seed" | "block" | "srSeed", number, number]>} */
   const numbers = [["n", "n", 1, MAX_N], ["seed", "seed", 0, 2 ** 32 - 1], ["block", "block", 1, MAX_N],
@@ -98,6 +102,8 @@ export function fromQuery(search) {
     if (typeof value === "string") problems.push(value);
     else experiment[key] = value;
   }
+  const c = query.get("c");
+  if (c !== null) experiment.c = c;
   const x = query.get("x");
   if (x !== null) experiment.x = x;
   return { experiment, problems };
@@ -113,6 +119,7 @@ export function toQuery(experiment) {
   const pairs = [["format", experiment.format], ["methods", experiment.methods.join(",")]];
   if (experiment.x === null) {
     pairs.push(["inputs", experiment.inputs], ["n", String(experiment.n)], ["seed", String(experiment.seed)]);
+    if (experiment.inputs === "constant") pairs.push(["c", experiment.c.trim()]);
   } else {
     pairs.push(["x", experiment.x.trim().split(/[\s,]+/).join(",")]);
   }

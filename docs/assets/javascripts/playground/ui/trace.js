@@ -11,17 +11,14 @@ import { el } from "./dom.js";
 /** The methods the core traces step by step. */
 export const TRACED = Object.freeze(["naive", "wide", "kahan", "neumaier"]);
 
-/**
- * @typedef {{total: number, input: number, exactSum: string, below: number, above: number, gap: number,
- *   result: number, lost: number, compensation?: number}} Step
- */
+/** @typedef {import("../core/trace.js").TraceStep} Step */
 
 /** @type {Array<[keyof Step, string]>} */
 const FIELDS = [
-  ["total", "running total s"], ["input", "input x"], ["exactSum", "exact s + x"],
-  ["below", "neighbour below"], ["above", "neighbour above"], ["gap", "gap between them"],
-  ["result", "rounded result fl(s + x)"], ["lost", "lost: (s + x) − fl(s + x)"],
-  ["compensation", "compensation c after the step"],
+  ["total", "running total s"], ["value", "input x"], ["input", "input x"],
+  ["exactSum", "exact s + x"], ["below", "neighbour below"], ["above", "neighbour above"],
+  ["gap", "gap between them"], ["result", "rounded result fl(s + x)"], ["lost", "lost: (s + x) − fl(s + x)"],
+  ["compensation", "compensation c after the step"], ["corrected", "Neumaier's result fl(s + c)"],
 ];
 
 /**
@@ -31,7 +28,7 @@ const FIELDS = [
  */
 export function verdict(step) {
   if (step.input === 0) return "The input is zero: nothing to lose.";
-  if (step.result === step.total) return "The input is lost: the rounded sum is the old total.";
+  if (step.swallowed) return "The input is lost: the rounded sum is the old total.";
   if (step.lost === 0) return "The input is added exactly: the sum is representable.";
   return "The input is added, but rounded: part of it is lost.";
 }
@@ -46,9 +43,11 @@ export function stepView(step) {
   const items = [];
   for (const [key, name] of FIELDS) {
     const value = step[key];
-    if (value === undefined) continue;
+    if (value === undefined || typeof value === "boolean") continue;
+    if (key === "value" && step.value === step.input) continue; // said once, as the input
     const text = typeof value === "string" ? value : formatShortest(value);
-    items.push(el("dt", {}, [name]), el("dd", {}, [el("code", { "data-trace": key, "data-value": text }, [text])]));
+    const label = key === "input" && step.value !== step.input ? "corrected input y = x − c, added to s" : name;
+    items.push(el("dt", {}, [label]), el("dd", {}, [el("code", { "data-trace": key, "data-value": text }, [text])]));
   }
   return el("div", {}, [el("p", { class: "fpsum-pg-verdict" }, [verdict(step)]), el("dl", { class: "fpsum-pg-step" }, items)]);
 }

@@ -22,7 +22,7 @@ export function serve(scope) {
     try {
       const outcome = runAll(experiment, (progress) => scope.postMessage({ id, progress }));
       const buffers = [outcome.values.buffer, outcome.steps.buffer, outcome.exactSampled.buffer,
-        ...outcome.results.map((r) => r.sampled.buffer)];
+        ...outcome.results.flatMap((r) => [r.sampled.buffer, r.errors.buffer])];
       scope.postMessage({ id, outcome }, buffers);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
