@@ -62,30 +62,30 @@ export function inputsOf(experiment) {
  */
 export function sampleSteps(n) {
   const count = Math.min(n, SAMPLES);
-  const steps = new Float64Array(count);
-  for (let j = 0; j < count; j++) steps[j] = count === 1 ? n : Math.round(1 + ((n - 1) * j) / (count - 1));
-  return steps;
+  const at = new Float64Array(count);
+  for (let j = 0; j < count; j++) at[j] = count === 1 ? n : Math.round(1 + ((n - 1) * j) / (count - 1));
+  return at;
 }
 
 /**
  * The running sum of `values` at each of `steps`, in double-double arithmetic (Knuth's two-sum),
  * rounded to double: a reference line for the chart, far finer than a pixel.
  * @param {Float64Array} values
- * @param {Float64Array} steps
+ * @param {Float64Array} at
  * @returns {Float64Array}
  */
-export function exactRunning(values, steps) {
-  const out = new Float64Array(steps.length);
+export function exactRunning(values, at) {
+  const out = new Float64Array(at.length);
   let hi = 0;
   let lo = 0;
   let j = 0;
-  for (let i = 0; i < values.length && j < steps.length; i++) {
+  for (let i = 0; i < values.length && j < at.length; i++) {
     const x = values[i];
     const s = hi + x;
     const back = s - hi;
     lo += (hi - (s - back)) + (x - back);
     hi = s;
-    while (j < steps.length && steps[j] === i + 1) out[j++] = hi + lo;
+    while (j < at.length && at[j] === i + 1) out[j++] = hi + lo;
   }
   return out;
 }
