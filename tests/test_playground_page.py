@@ -153,7 +153,9 @@ def printed_results(out: str, methods: list[str]) -> dict[str, float]:
     "?format=fp16&methods=naive,wide,kahan,pairwise&inputs=uniform&n=8192&seed=0",
     "?format=bf16&methods=naive,blocked,stochastic&inputs=uniform&n=3000&seed=5&block=64&sr_seed=2",
     "?format=e5m2&methods=naive,kahan&x=0.1,0.2,0.3,100,1e-3,-7.5",
-], ids=["race", "options", "own-numbers"])
+    "?format=fp16&methods=naive,kahan,pairwise&inputs=constant&c=0.3&n=4000&seed=0",
+    "?format=bf16&methods=naive,wide,kahan,neumaier,pairwise,blocked,stochastic&inputs=exp&n=2000&seed=1",
+], ids=["race", "options", "own-numbers", "constant", "page-inputs"])
 def test_the_command_shown_prints_the_same_numbers(browser: Browser, site_url: str, query: str,
                                                    tmp_path: Path) -> None:
     visit = open_playground(browser, site_url, query)
@@ -209,8 +211,8 @@ def test_a_bad_input_gives_a_clear_message(browser: Browser, site_url: str, quer
         assert message and all(w in message for w in words), message
         assert len(message.splitlines()) == 1
         # The form says so too, for a field typed wrong.
-        visit.page.fill("#pg-n", "12x")
         visit.page.check("#pg-drawn")
+        visit.page.fill("#pg-n", "12x")
         visit.page.click(".fpsum-pg-form button[type=submit]")
         visit.page.wait_for_function("() => document.querySelector('.fpsum-pg-problem').textContent.includes('12x')")
         assert visit.page.get_attribute("#fpsum-playground", "data-state") == "error"
@@ -281,7 +283,7 @@ def test_the_trace_of_a_step_agrees_with_fractions(browser: Browser, site_url: s
         k = 3001
         page.select_option("#pg-trace-method", "kahan")
         page.fill("#pg-trace-k", str(k))
-        page.click(".fpsum-pg-inline button[type=submit] >> nth=0")
+        page.click("#pg-trace-form button[type=submit]")
         page.wait_for_function("(k) => document.querySelector('.fpsum-pg-trace-out').textContent.includes('step ' + k)",
                                arg=f"{k:,}")
         s, c = 0.0, 0.0
@@ -308,7 +310,7 @@ def test_is_it_lost_says_what_one_addition_keeps(browser: Browser, site_url: str
         for total, x, lost in (("2048", "0.9", True), ("2048", "1.1", False), ("1000", "0.3", False)):
             page.fill("#pg-lost-total", total)
             page.fill("#pg-lost-input", x)
-            page.click("#pg-lost button[type=submit]")
+            page.click("#pg-lost-form button[type=submit]")
             page.wait_for_function(f"() => document.querySelector('.fpsum-pg-lost-out [data-trace=input]')"
                                    f"?.dataset.value === String({float(round_exact(Fraction(x), fpsum.FP16))})")
             shown = page.evaluate(TRACE_JS, ".fpsum-pg-lost-out")
@@ -317,7 +319,7 @@ def test_is_it_lost_says_what_one_addition_keeps(browser: Browser, site_url: str
             verdict = page.inner_text(".fpsum-pg-lost-out .fpsum-pg-verdict")
             assert ("input is lost" in verdict) == lost, verdict
         page.fill("#pg-lost-input", "two")
-        page.click("#pg-lost button[type=submit]")
+        page.click("#pg-lost-form button[type=submit]")
         page.wait_for_function("() => document.querySelector('.fpsum-pg-lost-out').textContent.includes('two')")
     finally:
         visit.close()

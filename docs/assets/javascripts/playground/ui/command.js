@@ -31,6 +31,31 @@ function options(e) {
   return out;
 }
 
+/** The longest line a command has: it fits a 360 px screen. */
+export const COLUMNS = 56;
+
+/**
+ * `head` followed by `words` and then `end`, in lines of at most COLUMNS characters, continued with "\\".
+ * @param {string} head
+ * @param {string[]} words
+ * @param {string} end
+ * @returns {string[]}
+ */
+function wrapped(head, words, end) {
+  const lines = [];
+  let line = head;
+  for (const [i, word] of words.entries()) {
+    const tail = i === words.length - 1 ? end : "";
+    if (`${line} ${word}${tail}`.length > COLUMNS - 2) {
+      lines.push(`${line} \\`);
+      line = "   ";
+    }
+    line += ` ${word}`;
+  }
+  lines.push(line + end);
+  return lines;
+}
+
 /**
  * `fpsum sum FILE` for each method of `e`, as a loop.
  * @param {import("./state.js").Experiment} e
@@ -40,7 +65,7 @@ function options(e) {
 function sumLoop(e, file) {
   const extra = options(e);
   const tail = extra.length ? ` \\\n    ${extra.join(" ")}` : "";
-  return [`for m in ${e.methods.join(" ")}; do`,
+  return [...wrapped("for m in", e.methods, "; do"),
     `  fpsum sum ${file} --format ${e.format} --method $m${tail}`, "done"];
 }
 

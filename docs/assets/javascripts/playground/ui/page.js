@@ -74,7 +74,7 @@ export function start(root, scriptUrl) {
   const traceShow = el("button", { type: "submit", class: "md-button" }, ["Show step k"]);
   const traceFirst = el("button", { type: "button", class: "md-button", "data-action": "first-lost" }, ["First lost step"]);
   const traceOut = el("div", { class: "fpsum-pg-trace-out", "aria-live": "polite" });
-  const traceForm = el("form", { class: "fpsum-pg-inline", novalidate: true, "aria-label": "trace a step" }, [
+  const traceForm = el("form", { id: "pg-trace-form", class: "fpsum-pg-inline", novalidate: true, "aria-label": "trace a step" }, [
     el("div", { class: "fpsum-pg-field" }, [el("label", { for: traceMethod.id }, ["Method"]), traceMethod]),
     el("div", { class: "fpsum-pg-field" }, [el("label", { for: traceK.id }, ["Step k"]), traceK]),
     el("div", { class: "fpsum-pg-actions" }, [traceShow, traceFirst])]);
@@ -83,7 +83,7 @@ export function start(root, scriptUrl) {
   const lostTotal = el("input", { id: "pg-lost-total", type: "text", inputmode: "decimal", autocomplete: "off", size: 12, value: "2048" });
   const lostInput = el("input", { id: "pg-lost-input", type: "text", inputmode: "decimal", autocomplete: "off", size: 12, value: "0.9" });
   const lostOut = el("div", { class: "fpsum-pg-lost-out", "aria-live": "polite" });
-  const lostForm = el("form", { class: "fpsum-pg-inline", novalidate: true, "aria-label": "is it lost" }, [
+  const lostForm = el("form", { id: "pg-lost-form", class: "fpsum-pg-inline", novalidate: true, "aria-label": "is it lost" }, [
     el("div", { class: "fpsum-pg-field" }, [el("label", { for: lostTotal.id }, ["Running total s"]), lostTotal]),
     el("div", { class: "fpsum-pg-field" }, [el("label", { for: lostInput.id }, ["Input x"]), lostInput]),
     el("div", { class: "fpsum-pg-actions" }, [el("button", { type: "submit", class: "md-button" }, ["Is it lost?"])])]);
