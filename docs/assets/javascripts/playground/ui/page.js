@@ -38,7 +38,7 @@ function formatLabel(name) {
  * @returns {HTMLElement}
  */
 function section(id, title, children) {
-  return el("section", { class: "fpsum-pg-section", "aria-labelledby": id }, [el("h3", { id }, [title]), ...children]);
+  return el("section", { class: "fpsum-pg-section", "aria-labelledby": id }, [el("h2", { id }, [title]), ...children]);
 }
 
 /**
@@ -62,7 +62,8 @@ export function start(root, scriptUrl) {
   root.setAttribute("data-playground-ready", "");
   const runner = new Runner(scriptUrl);
   const fields = makeFields();
-  const progress = el("progress", { max: 1, value: 0, hidden: true, "aria-label": "progress of the run" });
+  // The progress bar keeps its place when idle (hidden from view, not from the layout): nothing moves.
+  const progress = el("progress", { max: 1, value: 0, class: "fpsum-pg-idle", "aria-label": "progress of the run" });
   const status = el("p", { class: "fpsum-pg-status", role: "status" });
   const problem = el("p", { class: "fpsum-pg-problem", role: "alert" });
   const results = el("div", { class: "fpsum-pg-results" });
@@ -124,7 +125,7 @@ export function start(root, scriptUrl) {
   const fail = (message) => {
     problem.textContent = message;
     status.textContent = "";
-    progress.hidden = true;
+    progress.classList.add("fpsum-pg-idle");
     root.setAttribute("data-state", "error");
   };
 
@@ -170,11 +171,11 @@ export function start(root, scriptUrl) {
   const run = (e) => {
     problem.textContent = "";
     status.textContent = `Running ${e.methods.length} methods…`;
-    progress.hidden = false;
+    progress.classList.remove("fpsum-pg-idle");
     progress.value = 0;
     root.setAttribute("data-state", "running");
     runner.run(e, (done) => { progress.value = done; }).then((outcome) => {
-      progress.hidden = true;
+      progress.classList.add("fpsum-pg-idle");
       show(e, outcome);
       status.textContent = `Done: ${grouped(outcome.values.length)} inputs, ${e.methods.length} methods.`;
       root.setAttribute("data-ran-in", runner.where);
