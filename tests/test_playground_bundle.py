@@ -77,8 +77,13 @@ def test_comments_go_and_strings_templates_and_regular_expressions_stay() -> Non
               "function f() { return /a\\/b/.source; }\n")
     stripped = strip_comments(source)
     assert "doc" not in stripped and "dropped" not in stripped and "gone" not in stripped
-    for kept in ('"// not a comment"', "`/* kept ${a + `${'//'}`} */`", "/\\/\\/[/]x/g", "1 / 2", "/a\\/b/"):
+    for kept in ('"// not a comment"', "`/* kept ${a+`${'//'}`} */`", "/\\/\\/[/]x/g", "1/2", "/a\\/b/"):
         assert kept in stripped, kept
+
+
+def test_blanks_go_where_no_token_needs_them() -> None:
+    assert strip_comments("let  a = b - -c;\nconst x = 1 .toFixed(2) + typeof  y;\n") == \
+        "let a=b- -c;\nconst x=1 .toFixed(2)+typeof y;\n"
 
 
 def test_a_race_links_to_its_experiment() -> None:

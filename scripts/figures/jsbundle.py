@@ -156,8 +156,20 @@ KEYWORDS_BEFORE_EXPRESSION = frozenset(
 """Words after which a ``/`` starts a regular expression, not a division."""
 
 
+def _space_needed(before: str, after: str) -> bool:
+    """Whether the blanks between ``before`` and ``after`` (single characters) must stay one space:
+    between two word characters, between signs that would fuse (``a - -b``), after a number before a dot.
+    """
+    if not before or not after or after == "\n":
+        return False
+    word = re.compile(r"[\w$]")
+    if word.match(before) and word.match(after):
+        return True
+    return (before in "+-/" and after in "+-/") or (before.isdigit() and after == ".")
+
+
 def strip_comments(text: str) -> str:
-    """``text`` without its comments, blank lines and indentation: the same program, smaller.
+    """``text`` without its comments, blank lines, indentation and needless blanks: the same program, smaller.
 
     A small scanner, not a parser: it steps over strings, template literals
     (with their ``${...}`` parts) and regular expression literals, so that
@@ -237,6 +249,16 @@ def strip_comments(text: str) -> str:
             out.append(match.group(0))
             last = match.group(0)
             i += len(match.group(0))
+            continue
+        if c in " \t":
+            j = i
+            while j < n and text[j] in " \t":
+                j += 1
+            before = out[-1][-1:] if out else ""
+            after = text[j:j + 1]
+            if _space_needed(before, after):
+                out.append(" ")
+            i = j
             continue
         out.append(c)
         if not c.isspace():
