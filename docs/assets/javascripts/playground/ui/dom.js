@@ -53,5 +53,7 @@ export function svg(tag, attributes = {}, children = []) {
  * @returns {string}
  */
 export function grouped(value) {
-  return Number.isInteger(value) && Math.abs(value) < 2 ** 53 ? value.toLocaleString("en-GB") : String(value);
+  if (!Number.isInteger(value) || Math.abs(value) >= 2 ** 53) return String(value);
+  // By hand: the first toLocaleString of a page starts up the browser's Intl, a long task on a slow phone.
+  return String(value).replace(/\B(?=(\d{3})+$)/g, ",");
 }

@@ -5,7 +5,7 @@
  */
 
 import { FORMATS, METHODS } from "../core/index.js";
-import { el } from "./dom.js";
+import { el, grouped } from "./dom.js";
 import { inputLabel, lookOf } from "./looks.js";
 import { KINDS, MAX_N, wholeNumber } from "./state.js";
 
@@ -81,7 +81,7 @@ export function makeFields() {
         el("label", { for: drawn.id, class: "fpsum-pg-check" }, [drawn, " drawn by the model"]),
         el("label", { for: own.id, class: "fpsum-pg-check" }, [own, " your own numbers"])]),
       el("div", { class: "fpsum-pg-drawn" }, [field("Kind of inputs", inputs),
-        field("n, how many", n, `1 to ${MAX_N.toLocaleString("en-GB")}`), field("Seed", seed),
+        field("n, how many", n, `1 to ${grouped(MAX_N)}`), field("Seed", seed),
         el("div", { class: "fpsum-pg-constant" }, [field("The constant c", c, "rounded to the format as fpsum sum rounds it")])]),
       el("div", { class: "fpsum-pg-own" }, [field("Your numbers", x, "comma-separated or one a line, up to 100,000")])]),
     el("div", { class: "fpsum-pg-actions" }, [run]),

@@ -89,8 +89,9 @@ export function start(root, scriptUrl) {
     el("div", { class: "fpsum-pg-field" }, [el("label", { for: lostInput.id }, ["Input x"]), lostInput]),
     el("div", { class: "fpsum-pg-actions" }, [el("button", { type: "submit", class: "md-button" }, ["Is it lost?"])])]);
 
-  root.replaceChildren(
-    section("pg-experiment", "The experiment", [fields.form, progress, status, problem]),
+  root.replaceChildren(section("pg-experiment", "The experiment", [fields.form, progress, status, problem]));
+  // The rest in a task of its own, so that no task of the page's start is long on a slow phone.
+  const rest = () => root.append(
     section("pg-results", "The results", [results, command]),
     section("pg-trace", "Every step, traced", [
       el("p", {}, ["Pick a step k of the last run, or jump to the first step where an input was lost."]),
@@ -145,7 +146,7 @@ export function start(root, scriptUrl) {
     results.replaceChildren(
       el("div", { class: "fpsum-pg-chart" }), legend(e.methods),
       resultsTable(outcome, formatLabel(e.format)), ...notes, el("p", {}, [link]));
-    drawChart();
+    requestAnimationFrame(() => setTimeout(drawChart, 0)); // drawn in a task of its own, once laid out
     const cmd = commandFor(e);
     const copy = el("button", { type: "button", class: "md-button fpsum-pg-copy" }, ["Copy the command"]);
     copy.addEventListener("click", () => {
@@ -237,10 +238,13 @@ export function start(root, scriptUrl) {
   const { experiment, problems } = fromQuery(location.search);
   writeFields(fields, experiment);
   if (problems.length) fail(`The link asks for something the playground cannot do: ${problems.join("; ")}. It runs the rest.`);
-  const ask = () => {
-    const keep = problem.textContent;
-    run(experiment);
-    if (keep) problem.textContent = keep;
-  };
-  ask();
+  // The first run starts in a task of its own too.
+  setTimeout(() => {
+    rest();
+    setTimeout(() => {
+      const keep = problem.textContent;
+      run(experiment);
+      if (keep) problem.textContent = keep;
+    }, 0);
+  }, 0);
 }
