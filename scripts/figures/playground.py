@@ -23,7 +23,7 @@ import fpsum
 from .cache import REPO
 from .contract import ROOT
 from .jsbundle import bundle
-from .looks import LOOKS
+from .looks import CIRCLE_RADIUS, LOOKS, MARKERS
 from .record import Built, Record
 
 MODULES = REPO / "docs" / "assets" / "javascripts" / "playground"
@@ -64,14 +64,29 @@ def records() -> list[Record]:
 
 
 def looks() -> dict[str, dict[str, object]]:
-    """Each summation method's look (and the exact total's) as the chart draws it: label, width, dash.
+    """Each summation method's look (and the exact total's) as the chart draws it: label, width, dash, marker.
 
     Colours are not here: the page has them as ``--look-<method>`` custom
     properties in both palettes (``looks.css``).
     """
     names = [*fpsum.METHODS, "exact"]
-    return {name: {"label": LOOKS[name].label, "width": LOOKS[name].width, "dash": LOOKS[name].dasharray()}
+    return {name: {"label": LOOKS[name].label, "width": LOOKS[name].width, "dash": LOOKS[name].dasharray(),
+                   "marker": marker_path(LOOKS[name].marker)}
             for name in names if name in LOOKS}
+
+
+def marker_path(name: str) -> str:
+    """A marker's outline as SVG path data around (0, 0), as the race draws it; "" for none.
+
+    A circle is two arcs of :data:`figures.looks.CIRCLE_RADIUS`.
+    """
+    if not name:
+        return ""
+    points = MARKERS[name].points
+    if not points:
+        r = f"{CIRCLE_RADIUS:g}"
+        return f"M-{r} 0a{r} {r} 0 1 0 {2 * CIRCLE_RADIUS:g} 0a{r} {r} 0 1 0-{2 * CIRCLE_RADIUS:g} 0Z"
+    return "M" + "L".join(f"{x:g} {y:g}" for x, y in points) + "Z"
 
 
 def build_values() -> dict[str, object]:

@@ -11,6 +11,8 @@ import { grouped, svg } from "./dom.js";
 import { lookOf } from "./looks.js";
 
 const FONT = 13;
+/** Markers along each method's line (the race figures have five). */
+const MARKERS_PER_LINE = 5;
 const MARGIN = { left: 58, right: 12, top: 26, gap: 34, bottom: 30 };
 
 /**
@@ -128,14 +130,32 @@ export function chart(outcome, width, description) {
   }
   const stallOf = results.find((r) => r.method === "naive");
   const guides = [];
+  const stallLabel = [];
   if (stallOf && stallOf.stall !== null) {
-    const at = x(stallOf.stall).toFixed(1);
-    guides.push(svg("path", { class: "fpsum-pg-chart__stall", d: `M${at} ${MARGIN.top}V${MARGIN.top + topH}M${at} ${errTop}V${errTop + errH}` }));
+    const at = x(stallOf.stall);
+    guides.push(svg("path", { class: "fpsum-pg-chart__stall", d: `M${at.toFixed(1)} ${MARGIN.top}V${MARGIN.top + topH}M${at.toFixed(1)} ${errTop}V${errTop + errH}` }));
+    const left = at > MARGIN.left + plotW / 2;
+    stallLabel.push(svg("text", { x: at + (left ? -6 : 6), y: MARGIN.top + 14, "text-anchor": left ? "end" : "start",
+      class: "fpsum-pg-chart__note" }, [`naive stalls after ${grouped(stallOf.stall)}`]));
   }
   const lines = [];
+  /** @type {SVGElement[]} */
+  const marks = [];
   results.forEach((r, i) => {
-    lines.push(svg("path", { style: lineStyle(r.method), d: path(xs, Array.from(r.sampled, y)), "data-line": r.method }));
-    lines.push(svg("path", { style: lineStyle(r.method), d: path(xs, errors[i].map(ey)), "data-error-line": r.method }));
+    const ys = Array.from(r.sampled, y);
+    const es = errors[i].map(ey);
+    lines.push(svg("path", { style: lineStyle(r.method), d: path(xs, ys), "data-line": r.method }));
+    lines.push(svg("path", { style: lineStyle(r.method), d: path(xs, es), "data-error-line": r.method }));
+    // Markers along each line, staggered between the methods, as the race figures have them.
+    const shape = lookOf(r.method).marker;
+    for (let k = 0; shape && k < MARKERS_PER_LINE; k++) {
+      const j = Math.round(((xs.length - 1) * (k + (i + 1) / (results.length + 1))) / MARKERS_PER_LINE);
+      for (const at of [ys[j], es[j]]) {
+        if (!Number.isFinite(at)) continue;
+        marks.push(svg("path", { d: shape, transform: `translate(${xs[j].toFixed(1)} ${at.toFixed(1)})`,
+          style: `fill:var(--look-${r.method},currentColor);stroke:var(--look-bg,#fff);stroke-width:1.2` }));
+      }
+    }
   });
   const exactStyle = lineStyle("exact");
   lines.push(svg("path", { style: exactStyle, d: path(xs, Array.from(exactSampled, y)), "data-line": "exact" }));
@@ -149,7 +169,7 @@ export function chart(outcome, width, description) {
     title,
     svg("path", { class: "fpsum-pg-chart__grid", d: grid.join("") }),
     svg("path", { class: "fpsum-pg-chart__axis", d: `M${MARGIN.left} ${MARGIN.top + topH}H${width - MARGIN.right}M${MARGIN.left} ${errTop + errH}H${width - MARGIN.right}` }),
-    ...guides, ...lines, ...labels,
+    ...guides, ...lines, ...marks, ...labels, ...stallLabel,
     svg("text", { x: MARGIN.left, y: errTop - 8, class: "fpsum-pg-chart__head" }, ["error, ulps (log scale)"]),
     svg("text", { x: MARGIN.left, y: MARGIN.top - 8, class: "fpsum-pg-chart__head" }, ["running total"]),
   ]);
@@ -165,8 +185,11 @@ export function legend(methods) {
   list.className = "fpsum-pg-legend";
   for (const method of [...methods, "exact"]) {
     const item = document.createElement("li");
-    const swatch = svg("svg", { width: 34, height: 12, viewBox: "0 0 34 12", "aria-hidden": "true" },
-      [svg("path", { style: lineStyle(method), d: "M1 6H33" })]);
+    const shape = lookOf(method).marker;
+    const swatch = svg("svg", { width: 34, height: 14, viewBox: "0 0 34 14", "aria-hidden": "true" }, [
+      svg("path", { style: lineStyle(method), d: "M1 7H33" }),
+      ...(shape ? [svg("path", { d: shape, transform: "translate(17 7)",
+        style: `fill:var(--look-${method},currentColor);stroke:var(--look-bg,#fff);stroke-width:1.2` })] : [])]);
     item.append(swatch, ` ${lookOf(method).label}`);
     list.append(item);
   }

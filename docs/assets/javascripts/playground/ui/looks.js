@@ -5,7 +5,7 @@
  * to the plain names.
  */
 
-/** @typedef {{label: string, width: number, dash: string}} Look */
+/** @typedef {{label: string, width: number, dash: string, marker: string}} Look */
 
 /** @type {Readonly<Record<string, Look>>} */
 export const LOOKS = /* build: looks */ ({});
@@ -19,7 +19,7 @@ export const INPUT_LABELS = /* build: inputLabels */ ({});
  * @returns {Look}
  */
 export function lookOf(method) {
-  return LOOKS[method] || { label: method, width: 2, dash: "none" };
+  return LOOKS[method] || { label: method, width: 2, dash: "none", marker: "" };
 }
 
 /**
