@@ -38,6 +38,14 @@ $(MATHJAX): tools/mathjax/package.json tools/mathjax/package-lock.json
 	cd tools/mathjax && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# The playground's checks (issue 26), pinned by tools/playground/package-lock.json (needs Node 20.19+):
+# TypeScript checks the JavaScript of docs/assets/javascripts/playground/core (checkJs, strict), eslint
+# lints it, node --test runs its unit tests; tests/test_playground_arith.py holds it to fpsum bit for bit.
+PLAYGROUND := tools/playground/node_modules/.installed
+$(PLAYGROUND): tools/playground/package.json tools/playground/package-lock.json
+	cd tools/playground && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 site: $(STAMP) $(MATHJAX)
 	$(BIN)/mkdocs build --strict --site-dir site
 	@echo "Site built into site/. Open site/index.html in a browser (it works from disk), or run 'make serve'."
@@ -61,7 +69,10 @@ serve: $(STAMP) $(MATHJAX)
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) $(MATHJAX) chromium
+test: $(STAMP) $(MATHJAX) $(PLAYGROUND) chromium
+	tools/playground/node_modules/.bin/tsc -p tools/playground
+	tools/playground/node_modules/.bin/eslint -c tools/playground/eslint.config.js docs/assets/javascripts/playground/core tools/playground
+	node --test tools/playground/test/
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest -n 2 --dist loadgroup

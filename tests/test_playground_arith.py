@@ -38,16 +38,16 @@ import pytest
 
 from fpsum.cli import UsageError, _exact, _exact_and_errors, read_numbers
 from fpsum.formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, accumulator_for
-from fpsum.inputs import INPUT_KINDS, make_inputs
-from fpsum.methods import running_totals, total
+from fpsum.inputs import INPUT_KINDS, InputKind, make_inputs
+from fpsum.methods import Method, running_totals, total
 from fpsum.race import run_race
 from fpsum.rounding import add_rounded, round_exact, stochastic_round, to_format
 from reference import assert_same_bits
 
 REPO = Path(__file__).resolve().parents[1]
 ORACLE = REPO / "tools" / "playground" / "oracle.js"
-METHODS = ("naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic")
-DETERMINISTIC = METHODS[:-1]
+METHODS: tuple[Method, ...] = ("naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic")
+DETERMINISTIC: tuple[Method, ...] = METHODS[:-1]
 SEED = 20261202
 PAIRS = 1_000_000
 
@@ -172,7 +172,7 @@ def test_rounding_doubles(fmt: Format) -> None:
     """roundToFormat, and the summation loops' fast rounder applied in turn, as fpsum's to_format rounds."""
     x = doubles_to_round(fmt, np.random.default_rng([SEED, 2, fmt.bits, fmt.precision]))
     want = as64(to_format(x, fmt))
-    cases = [{"op": "round", "format": fmt.name, "x": encode(x)}, {"op": "round_seq", "format": fmt.name, "x": encode(x)}]
+    cases = [{"op": op, "format": fmt.name, "x": encode(x)} for op in ("round", "round_seq")]
     for result in oracle(cases):
         assert_same_bits(decode(result["y"]), want, x)
     exact = np.array([round_exact(float(v), fmt) for v in x[::97]])  # the slow reference, on a sample
@@ -198,27 +198,28 @@ RNG_SEEDS: list[int | list[int]] = [0, 1, 42, 2**32 + 5, 2**40 + 3, [0x5352, 0],
 
 
 def test_random_streams() -> None:
-    """NumPy's default_rng(seed).random() and .standard_normal() streams, for several seeds (a million normals for one)."""
-    counts = {"random": 100_000, "normal": 100_000}
-    cases = [{"op": op, "seed": seed, "count": counts[op] * (10 if seed == 1 and op == "normal" else 1)}
-             for seed in RNG_SEEDS for op in ("random", "normal")]
-    for case, result in zip(cases, oracle(cases)):
-        generator = np.random.default_rng(case["seed"])
-        want = generator.random(case["count"]) if case["op"] == "random" else generator.standard_normal(case["count"])
+    """NumPy's default_rng(seed).random() and .standard_normal() streams, several seeds (a million normals for one)."""
+    wanted = [(op, seed, 1_000_000 if seed == 1 and op == "normal" else 100_000)
+              for seed in RNG_SEEDS for op in ("random", "normal")]
+    cases = [{"op": op, "seed": seed, "count": count} for op, seed, count in wanted]
+    for (op, seed, count), result in zip(wanted, oracle(cases)):
+        generator = np.random.default_rng(seed)
+        want = generator.random(count) if op == "random" else generator.standard_normal(count)
         assert_same_bits(decode(result["y"]), want)
 
 
 def test_inputs_as_fpsum_draws_them() -> None:
     """drawInputs for every kind, format and a few seeds is make_inputs, bit for bit; exp as far as Math.exp allows."""
-    cases = [{"op": "inputs", "kind": kind, "n": n, "seed": seed, "format": fmt.name}
-             for kind in INPUT_KINDS for fmt in FORMATS.values() for seed, n in ((0, 20_000), (7, 3), (2**33, 5000))]
-    cases.append({"op": "inputs", "kind": "normal", "n": 1 << 20, "seed": 3, "format": "fp16"})
+    wanted: list[tuple[InputKind, Format, int, int]] = [
+        (kind, fmt, seed, n) for kind in INPUT_KINDS for fmt in FORMATS.values()
+        for seed, n in ((0, 20_000), (7, 3), (2**33, 5000))]
+    wanted.append(("normal", FP16, 3, 1 << 20))
+    cases = [{"op": "inputs", "kind": kind, "n": n, "seed": seed, "format": fmt.name} for kind, fmt, seed, n in wanted]
     exp_differ = 0
-    for case, result in zip(cases, oracle(cases)):
-        fmt = FORMATS[case["format"]]
-        want = as64(make_inputs(case["kind"], case["n"], fmt, case["seed"]))
+    for (kind, fmt, seed, n), result in zip(wanted, oracle(cases)):
+        want = as64(make_inputs(kind, n, fmt, seed))
         got = decode(result["y"])
-        if case["kind"] == "exp" and fmt is FP64:
+        if kind == "exp" and fmt is FP64:
             exp_differ += int(np.count_nonzero(got != want))
             np.testing.assert_allclose(got, want, rtol=4e-16, atol=0)  # Math.exp is not numpy's exp
         else:
@@ -233,21 +234,21 @@ SMALL_N = (1, 2, 3, 5, 16, 100, 257, 1000)
 TRIALS = 16
 
 
-def sum_groups() -> Iterator[tuple[Format, str, int, int, int]]:
+def sum_groups() -> Iterator[tuple[Format, InputKind, int, int, int]]:
     """(format, kind, n, seed, block) of the batched whole sums: every format, kind and small n."""
     blocks = (1, 3, 128, 1000)
     for i, (fmt, kind, n) in enumerate((f, k, n) for f in SUM_FORMATS for k in INPUT_KINDS for n in SMALL_N):
         yield fmt, kind, n, i, blocks[i % len(blocks)]
 
 
-def check_sums(fmt: Format, values: np.ndarray, results: dict[str, Any], methods: Sequence[str], block: int,
+def check_sums(fmt: Format, values: np.ndarray, results: dict[str, Any], methods: Sequence[Method], block: int,
                sr_seed: int = 0) -> int:
     """Compare the oracle's totals and running totals (rows of ``values``) with fpsum's; the number of sums."""
     compared = 0
     stored = values.astype(fmt.dtype)
     for method in methods:
-        want_total = as64(total(method, stored, fmt, block=block, seed=sr_seed))  # type: ignore[arg-type]
-        want_running = as64(running_totals(method, stored, fmt, block=block, seed=sr_seed))  # type: ignore[arg-type]
+        want_total = as64(total(method, stored, fmt, block=block, seed=sr_seed))
+        want_running = as64(running_totals(method, stored, fmt, block=block, seed=sr_seed))
         got_total = decode(results["totals"][method]).reshape(want_total.shape)
         assert_same_bits(got_total, want_total)
         assert_same_bits(decode(results["running"][method]).reshape(want_running.shape), want_running)
@@ -265,7 +266,7 @@ def test_whole_sums_batched() -> None:
     cases = []
     inputs = []
     for fmt, kind, n, seed, block in groups:
-        values = as64(make_inputs(kind, n, fmt, seed, trials=TRIALS))  # type: ignore[arg-type]
+        values = as64(make_inputs(kind, n, fmt, seed, trials=TRIALS))
         inputs.append(values)
         case: dict[str, Any] = {"op": "sums", "format": fmt.name, "methods": list(DETERMINISTIC), "n": n,
                                 "trials": TRIALS, "block": block, "running": True}
@@ -280,7 +281,7 @@ def test_whole_sums_batched() -> None:
 def test_long_sums() -> None:
     """n = 2**16 in every format and method (uniform and normal inputs), and 2**20 in FP16 and BF16."""
     cases = []
-    wanted = []
+    wanted: list[tuple[Format, InputKind, int, tuple[Method, ...]]] = []
     for fmt in SUM_FORMATS:
         for kind in ("uniform", "normal"):
             wanted.append((fmt, kind, 1 << 16, METHODS if fmt is not FP64 else DETERMINISTIC))
@@ -291,7 +292,7 @@ def test_long_sums() -> None:
         cases.append({"op": "sums", "format": fmt.name, "methods": list(methods), "n": n, "trials": 1,
                       "kind": kind, "seed": n + fmt.bits, "block": 128, "sr_seed": 5, "running": True})
     for (fmt, kind, n, methods), result in zip(wanted, oracle(cases)):
-        values = as64(make_inputs(kind, n, fmt, n + fmt.bits))  # type: ignore[arg-type]
+        values = as64(make_inputs(kind, n, fmt, n + fmt.bits))
         check_sums(fmt, values, result, methods, 128, sr_seed=5)
 
 
@@ -300,10 +301,10 @@ def test_stochastic_sums() -> None:
     wanted = [(fmt, kind, n, sr_seed) for fmt in SUM_FORMATS for kind in INPUT_KINDS for n in (1, 7, 100, 1000)
               for sr_seed in (0, 3) if not (fmt is FP64 and n > 100)]
     cases = [{"op": "sums", "format": fmt.name, "methods": ["stochastic"], "n": n, "trials": 1, "sr_seed": sr_seed,
-              "values": encode(as64(make_inputs(kind, n, fmt, n)))}  # type: ignore[arg-type]
+              "values": encode(as64(make_inputs(kind, n, fmt, n)))}
              for fmt, kind, n, sr_seed in wanted]
     for (fmt, kind, n, sr_seed), result in zip(wanted, oracle([dict(c, running=True) for c in cases])):
-        values = as64(make_inputs(kind, n, fmt, n))  # type: ignore[arg-type]
+        values = as64(make_inputs(kind, n, fmt, n))
         check_sums(fmt, values, result, ("stochastic",), 128, sr_seed=sr_seed)
 
 
@@ -319,9 +320,9 @@ def test_sums_of_special_values() -> None:
             rows.append((fmt, row))
             cases.append({"op": "sums", "format": fmt.name, "methods": list(METHODS), "n": row.size, "trials": 1,
                           "values": encode(row), "running": True})
-        for row in ([-0.0], [-0.0, -0.0], [fmt.max_finite] * 5, [-0.0, 0.0, -0.0]):
-            rows.append((fmt, as64(to_format(np.array(row), fmt))))
-            cases.append({"op": "sums", "format": fmt.name, "methods": list(METHODS), "n": len(row), "trials": 1,
+        for chosen in ([-0.0], [-0.0, -0.0], [fmt.max_finite] * 5, [-0.0, 0.0, -0.0]):
+            rows.append((fmt, as64(to_format(np.array(chosen), fmt))))
+            cases.append({"op": "sums", "format": fmt.name, "methods": list(METHODS), "n": len(chosen), "trials": 1,
                           "values": encode(rows[-1][1]), "running": True})
     for (fmt, row), result in zip(rows, oracle(cases)):
         check_sums(fmt, row[np.newaxis, :], result, METHODS, 128)
@@ -390,9 +391,9 @@ def test_exact_sums_and_errors() -> None:
     for fmt in SUM_FORMATS:
         for kind in INPUT_KINDS:
             for n in (1, 10, 1000, 1 << 16) if kind in ("uniform", "normal") else (1, 10, 1000):
-                values = as64(make_inputs(kind, n, fmt, n))  # type: ignore[arg-type]
+                values = as64(make_inputs(kind, n, fmt, n))
                 methods = DETERMINISTIC if n < 1 << 16 else ("naive", "pairwise")
-                results = np.array([float(total(m, values.astype(fmt.dtype), fmt)) for m in methods]  # type: ignore[arg-type]
+                results = np.array([float(total(m, values.astype(fmt.dtype), fmt)) for m in methods]
                                    + [0.0, math.inf, math.nan, float(values.sum())])
                 expected.append((fmt, values, results))
         for _ in range(10):
@@ -425,18 +426,19 @@ def ulps(values: np.ndarray, result: float, fmt: Format) -> float:
 
 def test_stall_steps() -> None:
     """stallStep of each method's running totals is where fpsum race says the method stalled."""
-    wanted = [(fmt, kind, n, seed) for fmt in (FP16, BF16, E4M3, E5M2, FP32) for kind in ("uniform", "ones", "squares")
+    kinds: tuple[InputKind, ...] = ("uniform", "ones", "squares")
+    wanted = [(fmt, kind, n, seed) for fmt in (FP16, BF16, E4M3, E5M2, FP32) for kind in kinds
               for n, seed in ((300, 1), (5000, 2), (1 << 16, 3))]
-    methods = ("naive", "wide", "kahan", "neumaier", "pairwise")
-    cases = [{"op": "stall", "method": m, "format": fmt.name, "values": encode(as64(make_inputs(kind, n, fmt, seed)))}  # type: ignore[arg-type]
+    methods: tuple[Method, ...] = ("naive", "wide", "kahan", "neumaier", "pairwise")
+    cases = [{"op": "stall", "method": m, "format": fmt.name, "values": encode(as64(make_inputs(kind, n, fmt, seed)))}
              for fmt, kind, n, seed in wanted for m in methods]
     results = iter(oracle(cases))
     stalled = 0
     for fmt, kind, n, seed in wanted:
-        race = run_race(fmt, kind, n=n, seed=seed, samples=2, methods=methods)  # type: ignore[arg-type]
+        race = run_race(fmt, kind, n=n, seed=seed, samples=2, methods=methods)
         for m in methods:
             got = next(results)["stall"]
-            assert got == race.stalls[m], (fmt.name, kind, n, m)  # type: ignore[index]
+            assert got == race.stalls[m], (fmt.name, kind, n, m)
             stalled += got is not None
     assert stalled > 10  # the comparison covers sums that stall, not only sums that never do
 
@@ -459,12 +461,14 @@ def neighbours(exact: Fraction, fmt: Format) -> tuple[float, float]:
 
 
 def test_traces_against_fractions() -> None:
-    """traceStep's fields for naive, wide, kahan and neumaier steps, and firstLostStep, recomputed here with fractions."""
-    wanted = []
+    """traceStep's fields for naive, wide, kahan and neumaier steps, and firstLostStep, recomputed with fractions."""
+    wanted: list[tuple[Format, np.ndarray, Method, int]] = []
+    kinds: tuple[InputKind, ...] = ("uniform", "normal", "ones")
+    traced: tuple[Method, ...] = ("naive", "wide", "kahan", "neumaier")
     for fmt in (FP16, BF16, E4M3, E5M2, FP32):
-        for kind in ("uniform", "normal", "ones"):
-            values = as64(make_inputs(kind, 1000 if fmt.bits > 8 else 200, fmt, 11))  # type: ignore[arg-type]
-            for method in ("naive", "wide", "kahan", "neumaier"):
+        for kind in kinds:
+            values = as64(make_inputs(kind, 1000 if fmt.bits > 8 else 200, fmt, 11))
+            for method in traced:
                 for k in (1, 2, 17, values.size // 2, values.size):
                     wanted.append((fmt, values, method, k))
     cases = [{"op": "trace", "method": m, "format": fmt.name, "values": encode(v), "k": k} for fmt, v, m, k in wanted]
@@ -476,17 +480,18 @@ def test_traces_against_fractions() -> None:
         stored = values.astype(fmt.dtype)
         x = float(values[k - 1])
         if method in ("naive", "wide"):
-            run = as64(running_totals(method, stored, fmt))  # type: ignore[arg-type]
+            run = as64(running_totals(method, stored, fmt))
             total_before, addend = (0.0 if k == 1 else float(run[k - 2])), x
         else:
             total_before, addend, compensation = replay(method, values, fmt, k)
         exact = Fraction(total_before) + Fraction(addend)
         below, above = neighbours(exact, work)
         result = float(round_exact(exact, work)) if k > 1 or method in ("kahan", "neumaier") else x
-        fields = {name: decode(value)[0] for name, value in got.items() if isinstance(value, str) and name != "exactSum"}
+        fields = {name: decode(value)[0] for name, value in got.items() if name not in ("exactSum", "swallowed")}
         assert got["exactSum"] == decimal(exact)
-        assert_same_bits(np.array([fields["total"], fields["input"], fields["below"], fields["above"], fields["result"]]),
-                         np.array([total_before, addend, below, above, result]))
+        names = ("total", "input", "below", "above", "result")
+        want = np.array([total_before, addend, below, above, result])
+        assert_same_bits(np.array([fields[name] for name in names]), want)
         assert fields["lost"] == float(exact - Fraction(result))
         assert got["swallowed"] == (addend != 0 and result == total_before)
         if method in ("kahan", "neumaier"):
@@ -528,10 +533,10 @@ def replay(method: str, values: np.ndarray, fmt: Format, k: int) -> tuple[float,
     return _STEPS[key][k - 1]
 
 
-def first_swallowed(method: str, values: np.ndarray, fmt: Format) -> int | None:
+def first_swallowed(method: Method, values: np.ndarray, fmt: Format) -> int | None:
     """The first step whose nonzero addend left the running total unchanged (for kahan, the corrected input)."""
     if method in ("naive", "wide"):
-        run = as64(running_totals(method, values.astype(fmt.dtype), fmt))  # type: ignore[arg-type]
+        run = as64(running_totals(method, values.astype(fmt.dtype), fmt))
         for k in range(2, values.size + 1):
             if values[k - 1] != 0 and run[k - 1] == run[k - 2]:
                 return k

@@ -110,8 +110,8 @@ function run(c) {
       return { stall: core.stallStep(running, values, c.format) };
     }
     case "round_seq": {
-      const round = rounderFor(getFormat(c.format));
-      return { y: encode(decode(c.x).map((x) => round(x))) };
+      const rounder = rounderFor(getFormat(c.format));
+      return { y: encode(decode(c.x).map((x) => rounder.round(x))) };
     }
     case "trace":
       return fields(core.traceStep(c.method, decode(c.values), c.format, c.k));

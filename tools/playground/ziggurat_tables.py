@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,13 +54,14 @@ def _state_drawing(first: int, second: int) -> dict[str, int]:
 def _normal_after(first: int, second: int) -> tuple[float, int]:
     """standard_normal() when the raw draws begin ``first, second``; and the state it leaves (low 128 bits)."""
     bits = np.random.PCG64()
-    bits.state = {"bit_generator": "PCG64", "state": _state_drawing(first, second), "has_uint32": 0, "uinteger": 0}
+    state: Any = {"bit_generator": "PCG64", "state": _state_drawing(first, second), "has_uint32": 0, "uinteger": 0}
+    bits.state = state
     value = float(np.random.Generator(bits).standard_normal())
     return value, int(bits.state["state"]["state"])
 
 
 def _word(layer: int, magnitude: int) -> int:
-    """The raw draw of a given layer, sign + and 52-bit magnitude (NumPy: low 8 bits layer, then sign, then magnitude)."""
+    """The raw draw of a layer, sign + and a 52-bit magnitude (NumPy reads: 8 bits the layer, a sign bit, the rest)."""
     return layer | (magnitude << 9)
 
 

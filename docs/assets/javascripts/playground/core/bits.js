@@ -46,6 +46,16 @@ export function binade(a) {
 }
 
 /**
+ * The 11 exponent bits of the double `x` (0 for zeros and subnormals, 2047 for inf and NaN).
+ * @param {number} x
+ * @returns {number}
+ */
+export function exponentBits(x) {
+  F64[0] = x;
+  return (U32[HIGH] >>> 20) & 0x7ff;
+}
+
+/**
  * Whether the last bit of the significand of the double `x` is 0.
  * @param {number} x
  * @returns {boolean}

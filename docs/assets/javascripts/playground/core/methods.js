@@ -16,7 +16,7 @@ import { rounderFor, stochasticRound } from "./rounding.js";
 import { Pcg64 } from "./rng.js";
 
 /** @typedef {import("./formats.js").Format} Format */
-/** @typedef {(x: number) => number} Rounder */
+/** @typedef {import("./rounding.js").Rounder} Rounder */
 
 /** The methods, as `fpsum sum --method` spells them. */
 export const METHODS = Object.freeze(["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic"]);
@@ -55,21 +55,21 @@ export function runMethod(method, values, format, options = {}) {
   const seed = options.srSeed ?? 0;
   if (!Number.isSafeInteger(seed) || seed < 0) throw new InputError(`sr_seed must be a whole number, not negative, got ${seed}`);
   const out = options.running ? new Float64Array(values.length) : null;
-  const round = rounderFor(fmt);
+  const rounder = rounderFor(fmt);
   /** @type {number} */
   let total;
   switch (method) {
-    case "naive": total = naive(values, round, out); break;
+    case "naive": total = naive(values, rounder, out); break;
     case "wide": total = naive(values, rounderFor(accumulatorFor(fmt)), out); break;
-    case "kahan": total = kahan(values, round, out); break;
-    case "neumaier": total = neumaier(values, round, out); break;
+    case "kahan": total = kahan(values, rounder, out); break;
+    case "neumaier": total = neumaier(values, rounder, out); break;
     case "pairwise":
-      total = pairwise(values, round);
-      if (out) pairwiseRunning(values, round, out);
+      total = pairwise(values, rounder);
+      if (out) pairwiseRunning(values, rounder, out);
       break;
     case "blocked":
-      total = blocked(values, round, block);
-      if (out) blockedRunning(values, round, block, out);
+      total = blocked(values, rounder, block);
+      if (out) blockedRunning(values, rounder, block, out);
       break;
     case "stochastic": total = stochastic(values, fmt, seed, out); break;
     default: throw new InputError(`unknown method ${JSON.stringify(method)} (known: ${METHODS.join(", ")})`);
@@ -81,17 +81,17 @@ export function runMethod(method, values, format, options = {}) {
  * Left to right, s = fl(s + x), starting from the first input (numpy's
  * add.accumulate), so a lone -0 stays -0.  NaN and inf propagate as IEEE
  * says (inf + -inf is NaN).  Also the `wide` method, with the accumulator's rounding.
- * @param {Float64Array} v @param {Rounder} round @param {Float64Array | null} out
+ * @param {Float64Array} v @param {Rounder} r @param {Float64Array | null} out
  * @returns {number}
  */
-function naive(v, round, out) {
+function naive(v, r, out) {
   let s = v[0];
   const n = v.length;
   if (out) {
     out[0] = s;
-    for (let i = 1; i < n; i += 1) out[i] = s = round(s + v[i]);
+    for (let i = 1; i < n; i += 1) out[i] = s = r.round(s + v[i]);
   } else {
-    for (let i = 1; i < n; i += 1) s = round(s + v[i]);
+    for (let i = 1; i < n; i += 1) s = r.round(s + v[i]);
   }
   return s;
 }
@@ -100,17 +100,20 @@ function naive(v, round, out) {
  * Kahan's compensated summation, every operation rounded, from s = c = +0:
  * y = x - c; t = s + y; c = (t - s) - y; s = t.  Once an inf enters, c
  * becomes NaN (inf - inf) and so does the sum, as on hardware.
- * @param {Float64Array} v @param {Rounder} round @param {Float64Array | null} out
+ * @param {Float64Array} v @param {Rounder} r @param {Float64Array | null} out
  * @returns {number}
  */
-function kahan(v, round, out) {
+function kahan(v, r, out) {
   let s = 0;
   let c = 0;
   const n = v.length;
   for (let i = 0; i < n; i += 1) {
-    const y = round(v[i] - c);
-    const t = round(s + y);
-    c = round(round(t - s) - y);
+    const y = r.round(v[i] - c);
+    const t = r.round(s + y);
+    // Where |s| >= |y|, t - s and then (t - s) - y are exact in the format (Dekker's Fast2Sum: the
+    // latter is minus the rounding error of s + y), so the doubles are the rounded values; inf and NaN
+    // come out as the rounding gives them (E4M3 has no inf for t to be).
+    c = Math.abs(s) >= Math.abs(y) ? (t - s) - y : r.round(r.round(t - s) - y);
     s = t;
     if (out) out[i] = s;
   }
@@ -123,22 +126,24 @@ function kahan(v, round, out) {
  * s_old if |s_old| >= |x| (else x) and small the other; c is the naive sum of
  * the losses from +0; entry i is fl(s + c).  NaN compares false, so a NaN
  * s_old counts as the smaller; infinities make c NaN, as with Kahan.
- * @param {Float64Array} v @param {Rounder} round @param {Float64Array | null} out
+ * @param {Float64Array} v @param {Rounder} r @param {Float64Array | null} out
  * @returns {number}
  */
-function neumaier(v, round, out) {
+function neumaier(v, r, out) {
   let s = 0;
   let c = 0;
   const n = v.length;
   for (let i = 0; i < n; i += 1) {
     const x = v[i];
-    const after = round(s + x);
-    const lost = Math.abs(s) >= Math.abs(x) ? round(round(s - after) + x) : round(round(x - after) + s);
-    c = round(c + lost);
+    const after = r.round(s + x);
+    // (big - after) + small is the rounding error of big + small, exact in the format (Fast2Sum, as
+    // |big| >= |small|), so no rounding is needed; NaN and inf come out as the rounding gives them
+    const lost = Math.abs(s) >= Math.abs(x) ? (s - after) + x : (x - after) + s;
+    c = r.round(c + lost);
     s = after;
-    if (out) out[i] = round(s + c);
+    if (out) out[i] = r.round(s + c);
   }
-  return round(s + c);
+  return r.round(s + c);
 }
 
 /**
@@ -158,10 +163,10 @@ export function pairwiseSplit(n) {
  * balanced tree added a level at a time (pairs, pairs of pairs, ...); any
  * other n is (balanced sum of the first pairwiseSplit(n)) + (pairwise sum of
  * the rest).  NaN and inf propagate up the tree; -0 + -0 stays -0.
- * @param {Float64Array} v @param {Rounder} round
+ * @param {Float64Array} v @param {Rounder} r
  * @returns {number}
  */
-function pairwise(v, round) {
+function pairwise(v, r) {
   const n = v.length;
   let top = 1; // the largest part: the highest power of two <= n
   while (top * 2 <= n) top *= 2;
@@ -172,13 +177,13 @@ function pairwise(v, round) {
   let rest = n;
   while (rest > 0) {
     const size = rest & (rest - 1) ? pairwiseSplit(rest) : rest;
-    parts.push(balanced(v, start, size, round, scratch));
+    parts.push(balanced(v, start, size, r, scratch));
     start += size;
     rest -= size;
   }
   // (a + (b + (c + ...))): each part is the left operand of the sum of those after it
   let sum = parts[parts.length - 1];
-  for (let k = parts.length - 2; k >= 0; k -= 1) sum = round(parts[k] + sum);
+  for (let k = parts.length - 2; k >= 0; k -= 1) sum = r.round(parts[k] + sum);
   return sum;
 }
 
@@ -186,16 +191,16 @@ function pairwise(v, round) {
  * The balanced tree sum of v[start .. start + size), size a power of two,
  * one level at a time: level 1 is fl(v[2j] + v[2j+1]), and so on.
  * @param {Float64Array} v @param {number} start @param {number} size
- * @param {Rounder} round @param {Float64Array} scratch at least size / 2 long
+ * @param {Rounder} r @param {Float64Array} scratch at least size / 2 long
  * @returns {number}
  */
-function balanced(v, start, size, round, scratch) {
+function balanced(v, start, size, r, scratch) {
   if (size === 1) return v[start];
   let half = size >> 1;
-  for (let j = 0; j < half; j += 1) scratch[j] = round(v[start + 2 * j] + v[start + 2 * j + 1]);
+  for (let j = 0; j < half; j += 1) scratch[j] = r.round(v[start + 2 * j] + v[start + 2 * j + 1]);
   while (half > 1) {
     half >>= 1;
-    for (let j = 0; j < half; j += 1) scratch[j] = round(scratch[2 * j] + scratch[2 * j + 1]);
+    for (let j = 0; j < half; j += 1) scratch[j] = r.round(scratch[2 * j] + scratch[2 * j + 1]);
   }
   return scratch[0];
 }
@@ -204,23 +209,23 @@ function balanced(v, start, size, round, scratch) {
  * The pairwise sum of every prefix, as fpsum.methods.pairwise_running: in
  * every aligned block of 2**(L+1) inputs, the entries of the right half get
  * the balanced sum of the left half added, level by level from the pairs up.
- * @param {Float64Array} v @param {Rounder} round @param {Float64Array} out
+ * @param {Float64Array} v @param {Rounder} r @param {Float64Array} out
  */
-function pairwiseRunning(v, round, out) {
+function pairwiseRunning(v, r, out) {
   const n = v.length;
   let size = 1;
   while (size < n) size *= 2;
-  const running = new Float64Array(size);
+  const running = new Float64Array(size); // padded with +0, as fpsum pads; the padding is never kept
   running.set(v);
-  let level = Float64Array.from(running); // balanced sums of the aligned blocks of `half` inputs
-  for (let half = 1; half < size; half *= 2) {
+  const level = Float64Array.from(running); // level[j]: the balanced sum of the j-th aligned block of `half`
+  for (let half = 1, blocks = size; half < size; half *= 2, blocks /= 2) {
     for (let b = 0; b < size; b += 2 * half) {
       const left = level[b / half];
-      for (let j = b + half; j < b + 2 * half; j += 1) running[j] = round(running[j] + left);
+      const end = Math.min(b + 2 * half, n); // entries from n on are padding, never kept
+      for (let j = b + half; j < end; j += 1) running[j] = r.round(running[j] + left);
     }
-    const next = new Float64Array(level.length >> 1);
-    for (let j = 0; j < next.length; j += 1) next[j] = round(level[2 * j] + level[2 * j + 1]);
-    level = next;
+    // the next level in place: entry j from entries 2j and 2j + 1, which no earlier j overwrote
+    for (let j = 0; j < blocks / 2; j += 1) level[j] = r.round(level[2 * j] + level[2 * j + 1]);
   }
   out.set(running.subarray(0, n));
 }
@@ -229,17 +234,17 @@ function pairwiseRunning(v, round, out) {
  * Blocked sum, as fpsum.methods.blocked_sum: the naive sum of each block of
  * `block` inputs (each from its first input; the last block may be shorter),
  * then the naive sum of the block sums.  NaN, inf and -0 as in naive.
- * @param {Float64Array} v @param {Rounder} round @param {number} block
+ * @param {Float64Array} v @param {Rounder} r @param {number} block
  * @returns {number}
  */
-function blocked(v, round, block) {
+function blocked(v, r, block) {
   const n = v.length;
   let total = 0;
   for (let b = 0; b < n; b += block) {
     const end = Math.min(n, b + block);
     let s = v[b];
-    for (let i = b + 1; i < end; i += 1) s = round(s + v[i]);
-    total = b === 0 ? s : round(total + s);
+    for (let i = b + 1; i < end; i += 1) s = r.round(s + v[i]);
+    total = b === 0 ? s : r.round(total + s);
   }
   return total;
 }
@@ -248,21 +253,21 @@ function blocked(v, round, block) {
  * Blocked running totals, as fpsum.methods.blocked_running: entry i in
  * block 0 is the naive partial sum; in block k >= 1 it is
  * fl(naive sum of the sums of blocks 0..k-1 + partial sum of block k).
- * @param {Float64Array} v @param {Rounder} round @param {number} block @param {Float64Array} out
+ * @param {Float64Array} v @param {Rounder} r @param {number} block @param {Float64Array} out
  */
-function blockedRunning(v, round, block, out) {
+function blockedRunning(v, r, block, out) {
   const n = v.length;
   let before = 0;
   for (let b = 0; b < n; b += block) {
     const end = Math.min(n, b + block);
     let s = v[b];
-    out[b] = b === 0 ? s : round(before + s);
+    out[b] = b === 0 ? s : r.round(before + s);
     for (let i = b + 1; i < end; i += 1) {
-      s = round(s + v[i]);
-      out[i] = b === 0 ? s : round(before + s);
+      s = r.round(s + v[i]);
+      out[i] = b === 0 ? s : r.round(before + s);
     }
     // the block's sum, padded with -0 as fpsum pads the last block: x + -0 is x
-    before = b === 0 ? s : round(before + s);
+    before = b === 0 ? s : r.round(before + s);
   }
 }
 

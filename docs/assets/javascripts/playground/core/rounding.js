@@ -52,39 +52,67 @@ export function roundToFormat(x, fmt) {
 }
 
 /**
- * A function that rounds doubles to `fmt` exactly as {@link roundToFormat}
- * does, faster: for the summation loops.
+ * Rounds doubles to one format exactly as {@link roundToFormat} does,
+ * faster: for the summation loops (`rounderFor(fmt).round(x)`).
  *
  * FP64 is the identity and FP32 is Math.fround (IEEE's own rounding to
  * binary32: ties to even, subnormals, overflow to +-inf).  For the other
- * formats the returned function remembers the last normal binade below the
- * top one it rounded in: a running sum mostly stays in one binade, and there
- * the rounding is the two additions of roundToFormat and nothing else (no
- * zero, subnormal or overflow can arise in such a binade).  Anything else
- * goes to roundToFormat.
+ * formats a normal x is rounded to p bits by Veltkamp's splitting:
+ * t = x * (2**(53 - p) + 1), then t - (t - x), three double operations
+ * and no exponent to find.  In binary arithmetic rounding to nearest with
+ * ties to even, that is x rounded to nearest on p bits with ties to even
+ * (a property of Veltkamp's splitting in binary; the tests check it on every tie
+ * they draw), as long as t does not overflow (|x| below about
+ * 2**(971 + p)).  Two cases are taken apart: |x| below 2**emin (zeros and
+ * the subnormal grid), rounded on the grid as roundToFormat does, the sign
+ * of x kept on a zero; and a result that is NaN (x NaN or +-inf, or t beyond
+ * the doubles) or beyond maxFinite, where NaN stays NaN and everything else
+ * has overflowed (+-inf, NaN in E4M3).
  *
+ * One class for every format, so that the loops' calls of `round` always
+ * reach the same function (which the JavaScript engine then inlines).
+ */
+export class Rounder {
+  /** @param {Readonly<Format>} fmt */
+  constructor(fmt) {
+    this.fmt = fmt;
+    this.identity = fmt.precision === 53;
+    this.single = fmt.name === "fp32";
+    this.split = pow2(53 - fmt.precision) + 1;
+    this.max = fmt.maxFinite;
+    this.overflowNaN = fmt.overflow === "nan";
+    this.lowest = pow2(fmt.emin);
+    /** roundToFormat's constant for the subnormal grid */
+    this.big = 1.5 * pow2(fmt.emin - fmt.precision + 53);
+  }
+
+  /**
+   * @param {number} x
+   * @returns {number} x rounded to the format
+   */
+  round(x) {
+    if (this.identity) return x;
+    if (this.single) return Math.fround(x);
+    if (Math.abs(x) < this.lowest) {
+      const r = (x + this.big) - this.big;
+      return r === 0 ? x * 0 : r;
+    }
+    const t = x * this.split;
+    const r = t - (t - x);
+    if (Math.abs(r) <= this.max) return r;
+    // What is left overflows, or is NaN: x NaN, x +-inf, t beyond the doubles or r beyond maxFinite
+    if (x !== x || this.overflowNaN) return NaN;
+    return x > 0 ? Infinity : -Infinity;
+  }
+}
+
+/**
+ * A {@link Rounder} for `fmt`.
  * @param {Readonly<Format>} fmt
- * @returns {(x: number) => number}
+ * @returns {Rounder}
  */
 export function rounderFor(fmt) {
-  if (fmt.precision === 53) return (x) => x;
-  if (fmt.name === "fp32") return Math.fround;
-  const { emin, emax, precision } = fmt;
-  let low = Infinity;
-  let high = -Infinity;
-  let big = 0;
-  return (x) => {
-    const a = Math.abs(x);
-    if (a >= low && a < high) return (x + big) - big;
-    if (a >= pow2(emin) && a < pow2(emax)) {
-      const e = binade(a);
-      low = pow2(e);
-      high = pow2(e + 1);
-      big = 1.5 * pow2(e - precision + 53);
-      return (x + big) - big;
-    }
-    return roundToFormat(x, fmt);
-  };
+  return new Rounder(fmt);
 }
 
 /**
@@ -100,10 +128,11 @@ export function rounderFor(fmt) {
  * Why the double sum is enough.  For FP16, E4M3 and E5M2 every sum of two
  * values fits in a double (at most emax - emin + p + 1 <= 41 bits), so one
  * rounding happens.  For BF16 and FP32 (p <= 24) the double sum is rounded
- * only when the exponents of a and b differ by more than 53 - p >= 29 (with
- * |a| >= |b|): then |b| < 2**-28 * 2**ea, below a 32nd of the half-gap
- * (>= 2**(ea - p - 1)) between a and its nearest midpoint.  The exact sum and
- * its double both lie strictly between the midpoints around a, so both
+ * only when it needs more than 53 bits, that is when the exponents of a and
+ * b differ by more than 52 - p >= 28 (with |a| >= |b|, a normal: subnormal
+ * sums are short).  Then |b| < 2**(ea + p - 52), at most an eighth of the
+ * distance 2**(ea - p - 1) from a to its nearest midpoint, so the exact sum
+ * and its double both lie strictly between the midpoints around a and both
  * round to a: rounding the double gives the correctly rounded sum.
  * FP64 is the double sum itself.
  *

@@ -154,14 +154,14 @@ function checkMethod(method) {
  */
 function replay(method, v, fmt, visit, quick = false) {
   const work = method === "wide" ? accumulatorFor(fmt) : fmt;
-  const round = rounderFor(work);
+  const r = rounderFor(work);
   let s = 0;
   let c = 0;
   for (let i = 0; i < v.length; i += 1) {
     const x = v[i];
     const step = i + 1;
     if (method === "naive" || method === "wide") {
-      const result = i === 0 ? x : round(s + x);
+      const result = i === 0 ? x : r.round(s + x);
       if (!quick || (x !== 0 && result === s && i > 0 && Number.isFinite(s))) {
         const parts = takeApart(i === 0 ? 0 : s, x, work, step, x);
         if (i === 0) parts.result = x;
@@ -169,20 +169,20 @@ function replay(method, v, fmt, visit, quick = false) {
       }
       s = result;
     } else if (method === "kahan") {
-      const y = round(x - c);
-      const t = round(s + y);
-      const nextC = round(round(t - s) - y);
+      const y = r.round(x - c);
+      const t = r.round(s + y);
+      const nextC = r.round(r.round(t - s) - y);
       if (!quick || (y !== 0 && t === s && Number.isFinite(s))) {
         if (visit({ ...takeApart(s, y, work, step, x), compensation: nextC })) return;
       }
       c = nextC;
       s = t;
     } else {
-      const after = round(s + x);
-      const lost = Math.abs(s) >= Math.abs(x) ? round(round(s - after) + x) : round(round(x - after) + s);
-      const nextC = round(c + lost);
+      const after = r.round(s + x);
+      const lost = Math.abs(s) >= Math.abs(x) ? r.round(r.round(s - after) + x) : r.round(r.round(x - after) + s);
+      const nextC = r.round(c + lost);
       if (!quick || (x !== 0 && after === s && Number.isFinite(s))) {
-        if (visit({ ...takeApart(s, x, work, step, x), compensation: nextC, corrected: round(after + nextC) })) return;
+        if (visit({ ...takeApart(s, x, work, step, x), compensation: nextC, corrected: r.round(after + nextC) })) return;
       }
       c = nextC;
       s = after;
