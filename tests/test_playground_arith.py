@@ -28,6 +28,7 @@ import math
 import shutil
 import subprocess
 from collections.abc import Iterator, Sequence
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -169,12 +170,17 @@ def doubles_to_round(fmt: Format, rng: np.random.Generator) -> np.ndarray:
 
 @pytest.mark.parametrize("fmt", list(FORMATS.values()), ids=lambda f: f.name)
 def test_rounding_doubles(fmt: Format) -> None:
-    """roundToFormat, and the summation loops' fast rounder applied in turn, as fpsum's to_format rounds."""
+    """roundToFormat, and the summation loops' fast rounders applied in turn, as fpsum's to_format rounds."""
     x = doubles_to_round(fmt, np.random.default_rng([SEED, 2, fmt.bits, fmt.precision]))
     want = as64(to_format(x, fmt))
     cases = [{"op": op, "format": fmt.name, "x": encode(x)} for op in ("round", "round_seq")]
     for result in oracle(cases):
         assert_same_bits(decode(result["y"]), want, x)
+        if "z" in result:  # roundNear, which remembers the binade of the last value
+            assert_same_bits(decode(result["z"]), want, x)
+            sorted_x = np.sort(x[np.isfinite(x)])  # long runs in one binade: the remembered path
+            again = oracle([{"op": "round_seq", "format": fmt.name, "x": encode(sorted_x)}])[0]
+            assert_same_bits(decode(again["z"]), as64(to_format(sorted_x, fmt)), sorted_x)
     exact = np.array([round_exact(float(v), fmt) for v in x[::97]])  # the slow reference, on a sample
     assert_same_bits(want[::97], exact, x[::97])
 
@@ -359,7 +365,7 @@ def test_parse_as_fpsum_sum_reads(fmt: Format) -> None:
     mantissas = rng.integers(0, 10**12, 10_000)
     exponents = rng.integers(-50, 40, 10_000)
     decimals = " ".join(f"{'-' if i % 3 == 0 else ''}{m}e{e}" for i, (m, e) in enumerate(zip(mantissas, exponents)))
-    texts = [*PARSE_TEXTS, decimals]
+    texts = [*PARSE_TEXTS, decimals, near_midpoints(fmt, rng)]
     results = oracle([{"op": "parse", "format": fmt.name, "text": text} for text in texts])
     for text, result in zip(texts, results):
         try:
@@ -371,6 +377,23 @@ def test_parse_as_fpsum_sum_reads(fmt: Format) -> None:
         else:
             assert "y" in result, (text, result)
             assert_same_bits(decode(result["y"]), np.array(want))
+
+
+def near_midpoints(fmt: Format, rng: np.random.Generator) -> str:
+    """Decimals on and beside midpoints of ``fmt`` (closer than a double can tell apart), and short ones near them."""
+    values = random_values(fmt, 400, rng) if fmt.bits <= 32 else rng.standard_normal(400)
+    values = values[np.isfinite(values) & (np.abs(values) < fmt.max_finite)]
+    tokens = []
+    with localcontext() as context:
+        context.prec = 1200
+        for value, gap in zip(values.tolist(), fmt.ulps(values).tolist()):
+            middle = Decimal(value) + Decimal(gap) / 2  # exact: dyadic
+            for offset in ("0", "1e-40", "-1e-40", "1e-19", "-1e-19"):
+                shifted = middle * (1 + Decimal(offset))
+                tokens.append(format(shifted, "f") if abs(shifted.adjusted()) < 60 else format(shifted, "e"))
+                # and cut to 13, 17 and 20 digits: short enough to be read through a double
+                tokens.extend(format(shifted, f".{digits - 1}e") for digits in (13, 17, 20))
+    return "\n".join(tokens)
 
 
 def test_parse_limits_and_messages() -> None:

@@ -14,7 +14,7 @@
 //              -> {totals: {method: b64}, running?: {method: b64}}  each trial (row) summed on its own
 //   parse      {format, text}               -> {y} or {error}
 //   exact      {values, results, format}    -> {value, abs, rel, ulps} (results: b64 of the results to measure)
-//   round_seq  {format, x}                  -> {y}       rounderFor's function applied to each x in turn
+//   round_seq  {format, x}                  -> {y, z}    a Rounder's round, and another's roundNear, on each x in turn
 //   stall      {values, method, format}     -> {stall}   stallStep of the method's running totals
 //   trace      {method, format, values, k}  -> the step's fields (doubles as b64 of one value each)
 //   first_lost {method, format, values}     -> {step}
@@ -111,7 +111,9 @@ function run(c) {
     }
     case "round_seq": {
       const rounder = rounderFor(getFormat(c.format));
-      return { y: encode(decode(c.x).map((x) => rounder.round(x))) };
+      const near = rounderFor(getFormat(c.format));
+      const x = decode(c.x);
+      return { y: encode(x.map((v) => rounder.round(v))), z: encode(x.map((v) => near.roundNear(v))) };
     }
     case "trace":
       return fields(core.traceStep(c.method, decode(c.values), c.format, c.k));

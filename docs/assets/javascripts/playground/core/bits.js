@@ -11,7 +11,6 @@ const U32 = new Uint32Array(F64.buffer);
 F64[0] = 1;
 /** Index of the high 32 bits (sign, exponent, top of the significand) in U32. */
 const HIGH = U32[1] === 0x3ff00000 ? 1 : 0;
-const LOW = 1 - HIGH;
 
 /** 2**k for k = -1074 ... 1023, each exact (built by doubling and halving). */
 const POWERS = new Float64Array(1074 + 1024);
@@ -43,46 +42,4 @@ export function pow2(k) {
 export function binade(a) {
   F64[0] = a;
   return ((U32[HIGH] >>> 20) & 0x7ff) - 1023;
-}
-
-/**
- * The 11 exponent bits of the double `x` (0 for zeros and subnormals, 2047 for inf and NaN).
- * @param {number} x
- * @returns {number}
- */
-export function exponentBits(x) {
-  F64[0] = x;
-  return (U32[HIGH] >>> 20) & 0x7ff;
-}
-
-/**
- * Whether the last bit of the significand of the double `x` is 0.
- * @param {number} x
- * @returns {boolean}
- */
-export function lastBitEven(x) {
-  F64[0] = x;
-  return (U32[LOW] & 1) === 0;
-}
-
-/**
- * The double's two 32-bit halves, high then low (sign, exponent and
- * significand bits, as the bit pattern reads).
- * @param {number} x
- * @returns {[number, number]}
- */
-export function doubleWords(x) {
-  F64[0] = x;
-  return [U32[HIGH], U32[LOW]];
-}
-
-/**
- * The double whose bit pattern has the 32-bit halves `high` and `low`.
- * @param {number} high @param {number} low
- * @returns {number}
- */
-export function wordsToDouble(high, low) {
-  U32[HIGH] = high >>> 0;
-  U32[LOW] = low >>> 0;
-  return F64[0];
 }

@@ -31,12 +31,13 @@ export const MAX_DRAWN = 1 << 24;
  * its last bit (2,701 of 25,003 in the tests).  "normal" is true: its rare tail and wedge steps call log1p and
  * exp, whose JavaScript and C library versions agree on every value the
  * tests draw, and the wedge's comparison would differ only if a uniform
- * landed exactly on the last bit where they disagree.
+ * landed exactly on the last bit where they disagree.  "constant" is true
+ * (`fpsum sum` on n copies of c gives the same values); an unknown kind is false.
  * @param {string} kind
  * @returns {boolean}
  */
 export function inputsMatchFpsum(kind) {
-  return kind !== "exp";
+  return (INPUT_KINDS.includes(kind) || kind === CONSTANT) && kind !== "exp";
 }
 
 /**

@@ -79,7 +79,8 @@ export function runMethod(method, values, format, options = {}) {
 
 /**
  * Left to right, s = fl(s + x), starting from the first input (numpy's
- * add.accumulate), so a lone -0 stays -0.  NaN and inf propagate as IEEE
+ * add.accumulate), so a lone -0 stays -0.  (Rounded by Rounder.roundNear:
+ * a running sum stays in a binade for long stretches.)  NaN and inf propagate as IEEE
  * says (inf + -inf is NaN).  Also the `wide` method, with the accumulator's rounding.
  * @param {Float64Array} v @param {Rounder} r @param {Float64Array | null} out
  * @returns {number}
@@ -89,9 +90,9 @@ function naive(v, r, out) {
   const n = v.length;
   if (out) {
     out[0] = s;
-    for (let i = 1; i < n; i += 1) out[i] = s = r.round(s + v[i]);
+    for (let i = 1; i < n; i += 1) out[i] = s = r.roundNear(s + v[i]);
   } else {
-    for (let i = 1; i < n; i += 1) s = r.round(s + v[i]);
+    for (let i = 1; i < n; i += 1) s = r.roundNear(s + v[i]);
   }
   return s;
 }
@@ -282,10 +283,11 @@ function blockedRunning(v, r, block, out) {
  */
 function stochastic(v, fmt, seed, out) {
   const rng = new Pcg64([ROUNDING_STREAM, seed]);
+  const rounder = rounderFor(fmt);
   let s = 0;
   const n = v.length;
   for (let i = 0; i < n; i += 1) {
-    s = stochasticRound(s, v[i], fmt, rng.random());
+    s = stochasticRound(s, v[i], fmt, rng.random(), rounder);
     if (out) out[i] = s;
   }
   return s;

@@ -18,6 +18,7 @@
 import { InputError } from "./errors.js";
 import { getFormat } from "./formats.js";
 import { roundRational } from "./rational.js";
+import { nextDown, nextUp, roundToFormat } from "./rounding.js";
 
 /** The most numbers parseNumbers reads. */
 export const MAX_NUMBERS = 100000;
@@ -83,6 +84,10 @@ export function parseToken(token, fmt) {
   if (m === null) return null;
   const [, sign, whole = "", denominator, fraction = "", exponent] = m;
   const clean = (/** @type {string} */ s) => s.replaceAll("_", "");
+  if (denominator === undefined) {
+    const quick = viaDouble(clean(token), whole.length + fraction.length, fmt);
+    if (quick !== null) return quick;
+  }
   let num = BigInt(clean(whole) || "0");
   let den = 1n;
   if (denominator !== undefined) {
@@ -103,4 +108,36 @@ export function parseToken(token, fmt) {
   }
   if (num === 0n) return sign === "-" ? -0 : 0;
   return roundRational(sign === "-" ? -num : num, den, fmt);
+}
+
+/** Decimals of at most this many digits are read through a double (see viaDouble). */
+const QUICK_DIGITS = 20;
+
+/**
+ * A short decimal rounded to `fmt` through the double nearest to it, when
+ * that is provably the same as rounding the decimal itself; else null.
+ *
+ * JavaScript reads a decimal of at most 20 digits as the nearest double d
+ * (ECMAScript requires it).  Rounding to nearest is monotonic, so for
+ * any value m that is a double, d lies on the same side of m as the
+ * decimal, or on m.  The format's rounding changes only at its midpoints,
+ * which are doubles for p <= 52 (so is the overflow threshold, the midpoint
+ * maxFinite + ulp/2): unless d is one, the format rounds d as it rounds
+ * the decimal.  FP64 is d itself.  A d that is 0 or +-inf (the decimal
+ * under- or overflowed the doubles) is left to the exact route.
+ * @param {string} text the decimal without underscores
+ * @param {number} digits how many digits it has
+ * @param {Readonly<import("./formats.js").Format>} fmt
+ * @returns {number | null}
+ */
+function viaDouble(text, digits, fmt) {
+  if (digits > QUICK_DIGITS) return null;
+  const d = Number(text);
+  if (!Number.isFinite(d) || d === 0) return null;
+  if (fmt.precision === 53) return d;
+  const r = roundToFormat(d, fmt);
+  if (r === d) return r;
+  if (!Number.isFinite(r) || Math.abs(r) === fmt.maxFinite) return null; // near overflow: the exact route
+  const other = d > r ? nextUp(r, fmt) : nextDown(r, fmt);
+  return d === (r + other) / 2 ? null : r; // the mean of two neighbours is exact in a double
 }

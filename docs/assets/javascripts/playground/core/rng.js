@@ -21,6 +21,7 @@ const POOL_SIZE = 4;
 /** PCG64's multiplier, 0x2360ED051FC65DA44385DF649FCCF645, as 16-bit limbs, least significant first. */
 const MULT = [0xf645, 0x9fcc, 0xdf64, 0x4385, 0x5da4, 0x1fc6, 0xed05, 0x2360];
 const TWO16 = 65536;
+const INV16 = 1 / 65536;
 const TWO_M53 = 2 ** -53;
 /** NumPy's ziggurat_nor_r (where the tail begins, 3.6541528853610087963519472518) and its inverse, as doubles. */
 const ZIGGURAT_R = 3.654152885361009;
@@ -145,9 +146,8 @@ export class Pcg64 {
         case 1: v += s1 * MULT[0] + s0 * MULT[1]; break;
         default: v += s0 * MULT[0];
       }
-      const limb = v % TWO16;
-      s[k] = limb;
-      carry = (v - limb) / TWO16;
+      carry = Math.floor(v * INV16); // exact: v is a whole number below 2**53, the scale a power of two
+      s[k] = v - carry * TWO16;
     }
   }
 

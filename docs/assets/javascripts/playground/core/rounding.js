@@ -78,12 +78,19 @@ export class Rounder {
     this.fmt = fmt;
     this.identity = fmt.precision === 53;
     this.single = fmt.name === "fp32";
-    this.split = pow2(53 - fmt.precision) + 1;
-    this.max = fmt.maxFinite;
     this.overflowNaN = fmt.overflow === "nan";
-    this.lowest = pow2(fmt.emin);
-    /** roundToFormat's constant for the subnormal grid */
-    this.big = 1.5 * pow2(fmt.emin - fmt.precision + 53);
+    // The numbers live in a Float64Array: object fields would be stored as small integers for one
+    // format and as doubles for another, and the engine's code for `round` would then differ by format.
+    this.k = Float64Array.of(
+      pow2(53 - fmt.precision) + 1, // SPLIT: Veltkamp's constant
+      fmt.maxFinite, // MAX
+      pow2(fmt.emin), // LOWEST: below it, the subnormal grid
+      1.5 * pow2(fmt.emin - fmt.precision + 53), // BIG: roundToFormat's constant for that grid
+      pow2(fmt.emax), // TOP: roundNear remembers binades below it ...
+      Infinity, // LOW: ... the remembered binade [LOW, HIGH) ...
+      -Infinity, // HIGH
+      0.5, // CACHED: ... and its constant
+    );
   }
 
   /**
@@ -93,16 +100,40 @@ export class Rounder {
   round(x) {
     if (this.identity) return x;
     if (this.single) return Math.fround(x);
-    if (Math.abs(x) < this.lowest) {
-      const r = (x + this.big) - this.big;
+    const k = this.k;
+    if (Math.abs(x) < k[2]) {
+      const r = (x + k[3]) - k[3];
       return r === 0 ? x * 0 : r;
     }
-    const t = x * this.split;
+    const t = x * k[0];
     const r = t - (t - x);
-    if (Math.abs(r) <= this.max) return r;
+    if (Math.abs(r) <= k[1]) return r;
     // What is left overflows, or is NaN: x NaN, x +-inf, t beyond the doubles or r beyond maxFinite
     if (x !== x || this.overflowNaN) return NaN;
     return x > 0 ? Infinity : -Infinity;
+  }
+
+  /**
+   * The same rounding as {@link Rounder#round}, quicker for a running sum
+   * that stays in one binade: the last normal binade below the top one that
+   * it rounded in is remembered, and a value in it is rounded by
+   * roundToFormat's two additions alone (no zero, subnormal or overflow can
+   * arise there).  Anything else goes to `round`, and its binade is
+   * remembered if it is such a binade.
+   * @param {number} x
+   * @returns {number} x rounded to the format
+   */
+  roundNear(x) {
+    const k = this.k;
+    const a = Math.abs(x);
+    if (a >= k[5] && a < k[6]) return (x + k[7]) - k[7];
+    if (!this.identity && !this.single && a >= k[2] && a < k[4]) {
+      const e = binade(a);
+      k[5] = pow2(e);
+      k[6] = 2 * k[5];
+      k[7] = 1.5 * pow2(e - this.fmt.precision + 53);
+    }
+    return this.round(x);
   }
 }
 
@@ -241,12 +272,13 @@ export function twoSumError(a, b, hi) {
  * @param {number} b a value of `fmt`
  * @param {Readonly<Format>} fmt
  * @param {number} draw uniform in [0, 1)
+ * @param {Rounder} [rounder] a Rounder for `fmt`, for speed (the same rounding as without)
  * @returns {number}
  */
-export function stochasticRound(a, b, fmt, draw) {
+export function stochasticRound(a, b, fmt, draw, rounder) {
   const hi = a + b;
   const lo = twoSumError(a, b, hi);
-  const nearest = roundToFormat(hi, fmt);
+  const nearest = rounder === undefined ? roundToFormat(hi, fmt) : rounder.round(hi);
   if (Math.abs(hi) > fmt.maxFinite) return nearest;
   const above = Number.isFinite(nearest) ? (nearest - hi) - lo : 0;
   const down = above > 0 ? nextDown(nearest, fmt) : nearest;

@@ -83,23 +83,17 @@ function takeApart(total, input, fmt, step, value) {
  * @param {Float64Array} values
  * @param {string} format
  * @param {number} k 1 to values.length
+ * @param {object} [_options] accepted as the interface has it, and unused: the traced methods have no options
  * @returns {TraceStep}
  * @throws {InputError} another method, an unknown format, k out of range
  */
-export function traceStep(method, values, format, k) {
+export function traceStep(method, values, format, k, _options) {
   const fmt = getFormat(format);
   checkMethod(method);
   if (!Number.isSafeInteger(k) || k < 1 || k > values.length) {
     throw new InputError(`step must be a whole number from 1 to ${values.length}, got ${k}`);
   }
-  /** @type {TraceStep | null} */
-  let found = null;
-  replay(method, values, fmt, (step) => {
-    if (step.step !== k) return false;
-    found = step;
-    return true;
-  });
-  return /** @type {TraceStep} */ (/** @type {unknown} */ (found));
+  return /** @type {TraceStep} */ (replay(method, values, fmt, (step) => step === k));
 }
 
 /**
@@ -108,19 +102,15 @@ export function traceStep(method, values, format, k) {
  * @param {string} method naive, wide, kahan or neumaier
  * @param {Float64Array} values
  * @param {string} format
+ * @param {object} [_options] accepted as the interface has it, and unused
  * @returns {number | null}
  * @throws {InputError} another method, an unknown format
  */
-export function firstLostStep(method, values, format) {
+export function firstLostStep(method, values, format, _options) {
   const fmt = getFormat(format);
   checkMethod(method);
-  let first = null;
-  replay(method, values, fmt, (step) => {
-    if (!step.swallowed) return false;
-    first = step.step;
-    return true;
-  }, true);
-  return first;
+  const step = replay(method, values, fmt, (_, total, addend, result) => addend !== 0 && result === total && Number.isFinite(total));
+  return step === null ? null : step.step;
 }
 
 /**
@@ -146,13 +136,15 @@ function checkMethod(method) {
 }
 
 /**
- * Run the method's loop, handing each step (taken apart) to `visit` until it returns true.
- * With `quick`, steps are taken apart only where the input was swallowed.
+ * Run the method's loop until `wanted(step, total, addend, result)` is true
+ * for a step's main addition, and return that step taken apart (null if no
+ * step is wanted).  Only that step is taken apart, so a late step costs one
+ * pass of the loop.
  * @param {string} method @param {Float64Array} v @param {Readonly<Format>} fmt
- * @param {(step: TraceStep) => boolean} visit
- * @param {boolean} [quick]
+ * @param {(step: number, total: number, addend: number, result: number) => boolean} wanted
+ * @returns {TraceStep | null}
  */
-function replay(method, v, fmt, visit, quick = false) {
+function replay(method, v, fmt, wanted) {
   const work = method === "wide" ? accumulatorFor(fmt) : fmt;
   const r = rounderFor(work);
   let s = 0;
@@ -161,31 +153,28 @@ function replay(method, v, fmt, visit, quick = false) {
     const x = v[i];
     const step = i + 1;
     if (method === "naive" || method === "wide") {
+      // the method starts from x1 itself: step 1 is shown as 0 + x1 with x1 (even -0) as its result
+      const total = i === 0 ? 0 : s;
       const result = i === 0 ? x : r.round(s + x);
-      if (!quick || (x !== 0 && result === s && i > 0 && Number.isFinite(s))) {
-        const parts = takeApart(i === 0 ? 0 : s, x, work, step, x);
-        if (i === 0) parts.result = x;
-        if (visit(parts)) return;
-      }
+      if (wanted(step, total, x, result)) return { ...takeApart(total, x, work, step, x), result };
       s = result;
     } else if (method === "kahan") {
       const y = r.round(x - c);
       const t = r.round(s + y);
       const nextC = r.round(r.round(t - s) - y);
-      if (!quick || (y !== 0 && t === s && Number.isFinite(s))) {
-        if (visit({ ...takeApart(s, y, work, step, x), compensation: nextC })) return;
-      }
+      if (wanted(step, s, y, t)) return { ...takeApart(s, y, work, step, x), compensation: nextC };
       c = nextC;
       s = t;
     } else {
       const after = r.round(s + x);
       const lost = Math.abs(s) >= Math.abs(x) ? r.round(r.round(s - after) + x) : r.round(r.round(x - after) + s);
       const nextC = r.round(c + lost);
-      if (!quick || (x !== 0 && after === s && Number.isFinite(s))) {
-        if (visit({ ...takeApart(s, x, work, step, x), compensation: nextC, corrected: r.round(after + nextC) })) return;
+      if (wanted(step, s, x, after)) {
+        return { ...takeApart(s, x, work, step, x), compensation: nextC, corrected: r.round(after + nextC) };
       }
       c = nextC;
       s = after;
     }
   }
+  return null;
 }
