@@ -11,7 +11,7 @@
  */
 
 import { inputsMatchFpsum } from "../core/index.js";
-import { DEFAULT_BLOCK, srSeedOf } from "./state.js";
+import { CONSTANT, DEFAULT_BLOCK, srSeedOf } from "./state.js";
 
 /**
  * @typedef {object} Command
@@ -79,7 +79,7 @@ export function commandFor(e) {
     return { text: sumLoop(e, "numbers.txt").join("\n"), file: "numbers.txt",
       note: "numbers.txt holds your numbers, one a line; each fpsum sum prints its method's result and the exact sum." };
   }
-  if (e.inputs === "constant") {
+  if (e.inputs === CONSTANT) {
     return { text: [`yes ${e.c.trim()} | head -n ${e.n} > inputs.txt`, ...sumLoop(e, "inputs.txt")].join("\n"),
       file: null, note: `inputs.txt holds ${e.n} copies of ${e.c.trim()}; each fpsum sum prints its method's result.` };
   }

@@ -10,7 +10,7 @@
 import {
   InputError, drawInputs, exactTotal, formatShortest, getFormat, parseNumbers, relativeError, runMethod, stallStep, ulp, ulpError,
 } from "../core/index.js";
-import { srSeedOf } from "./state.js";
+import { CONSTANT, srSeedOf } from "./state.js";
 
 /** How many evenly spaced steps the chart draws at most. */
 export const SAMPLES = 400;
@@ -47,7 +47,7 @@ export function inputsOf(experiment) {
   if (experiment.x !== null) return parseNumbers(experiment.x, experiment.format);
   /** @type {{c?: number}} */
   const options = {};
-  if (experiment.inputs === "constant") {
+  if (experiment.inputs === CONSTANT) {
     const c = parseNumbers(experiment.c, experiment.format);
     if (c.length !== 1) throw new InputError(`the constant c must be one number, not "${experiment.c}"`);
     options.c = c[0]; // rounded as fpsum sum rounds the decimal: exactly, once

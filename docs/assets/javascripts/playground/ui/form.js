@@ -7,7 +7,7 @@
 import { FORMATS, METHODS } from "../core/index.js";
 import { el, grouped } from "./dom.js";
 import { inputLabel, lookOf } from "./looks.js";
-import { KINDS, MAX_N, wholeNumber } from "./state.js";
+import { CONSTANT, KINDS, MAX_N, wholeNumber } from "./state.js";
 
 /**
  * @typedef {object} Fields
@@ -89,7 +89,7 @@ export function makeFields() {
   const fields = { form, format, methods, block, srSeed, drawn, own, inputs, n, seed, c, x, run };
   const sync = () => {
     form.classList.toggle("fpsum-pg-form--own", own.checked);
-    form.classList.toggle("fpsum-pg-form--constant", inputs.value === "constant");
+    form.classList.toggle("fpsum-pg-form--constant", inputs.value === CONSTANT);
     inputs.disabled = n.disabled = seed.disabled = own.checked;
     x.disabled = !own.checked;
   };

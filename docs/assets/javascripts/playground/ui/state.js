@@ -7,10 +7,10 @@
  * `fpsum race` has it, or 0 for the reader's numbers, as `fpsum sum` has it).
  */
 
-import { FORMATS, INPUT_KINDS, METHODS } from "../core/index.js";
+import { CONSTANT, DEFAULT_BLOCK, FORMATS, INPUT_KINDS, METHODS } from "../core/index.js";
 
+export { CONSTANT, DEFAULT_BLOCK };
 export const MAX_N = 2 ** 20;
-export const DEFAULT_BLOCK = 128;
 /** The race figures' methods (fpsum.RACE_METHODS): what a fresh page races. */
 export const DEFAULT_METHODS = Object.freeze(["naive", "wide", "kahan", "pairwise"]);
 
@@ -28,7 +28,7 @@ export const DEFAULT_METHODS = Object.freeze(["naive", "wide", "kahan", "pairwis
  */
 
 /** The kinds of input the form offers: the model's, and n copies of one constant. */
-export const KINDS = Object.freeze([...INPUT_KINDS, "constant"]);
+export const KINDS = Object.freeze([...INPUT_KINDS, CONSTANT]);
 
 /** @returns {Experiment} */
 export function defaults() {
@@ -119,7 +119,7 @@ export function toQuery(experiment) {
   const pairs = [["format", experiment.format], ["methods", experiment.methods.join(",")]];
   if (experiment.x === null) {
     pairs.push(["inputs", experiment.inputs], ["n", String(experiment.n)], ["seed", String(experiment.seed)]);
-    if (experiment.inputs === "constant") pairs.push(["c", experiment.c.trim()]);
+    if (experiment.inputs === CONSTANT) pairs.push(["c", experiment.c.trim()]);
   } else {
     pairs.push(["x", experiment.x.trim().split(/[\s,]+/).join(",")]);
   }
