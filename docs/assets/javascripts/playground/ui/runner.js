@@ -3,8 +3,10 @@
  * responsive where it cannot.
  *
  * Served over HTTP the bundle starts itself as a Web Worker (same origin) and the experiment runs
- * there. Opened from disk (file://) browsers refuse a worker, so the experiment runs on the page's
- * thread one method at a time, with a pause between methods for the page to draw and answer.
+ * there. Opened from disk (file://) browsers refuse a worker script from a file, and a worker from
+ * a blob is no way out on this site: there the offline search's iframe-worker shim stands in for
+ * Worker, and it cannot load a blob. So from disk the experiment runs on the page's thread one
+ * method at a time, with a pause between methods for the page to draw and answer.
  * A new run cancels the one before it: its worker is stopped, or its loop stops at the next pause.
  */
 
