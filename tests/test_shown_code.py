@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-BASES = (REPO / "src", REPO / "scripts")
+BASES = (REPO / "src", REPO / "scripts", REPO / "docs" / "assets" / "javascripts")
 """Where the includes are looked up: the snippets extension's ``base_path`` in mkdocs.yml."""
 COLUMNS = 60
 INCLUDE = re.compile(r'^\s*--8<-- "([^"]+)"', re.M)

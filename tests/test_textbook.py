@@ -24,7 +24,8 @@ from fpsum.textbook import add, kahan, largest_power_of_two_below, naive, neumai
 
 REPO = Path(__file__).resolve().parents[1]
 FORMATS = [FP16, BF16, E4M3, E5M2]
-SNIPPET_BASES = (REPO / "src", REPO / "scripts")  # mkdocs.yml: pymdownx.snippets base_path
+# mkdocs.yml: pymdownx.snippets base_path
+SNIPPET_BASES = (REPO / "src", REPO / "scripts", REPO / "docs" / "assets" / "javascripts")
 
 
 def values(fmt: Format, n: int, seed: int) -> list[float]:

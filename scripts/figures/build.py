@@ -28,6 +28,7 @@ from . import (
     matmul_error,
     neumaier,
     numbers,
+    playground,
     promotion,
     races,
     site_info,
@@ -45,7 +46,7 @@ from .record import Built, Record
 
 BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, promotion, weight_updates, conditioning, sum_order,
             blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy, exercises,
-            numbers, snippets, site_info, looks_css)
+            numbers, snippets, site_info, looks_css, playground)
 """Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
 records first (:func:`longest_first`), so no core is left with a long one at the end."""
 

@@ -25,6 +25,7 @@ from .contract import ROOT, FigureFiles, NestedNumbers
 from .html import figure_html
 from .looks import LOOKS, Palette
 from .mpl import method_line, slide_png, text_sizes_json
+from .playground import playground_link
 from .race import race_figure_html, race_svg
 from .race.errors import LINSCALE, LogScale, error_domain, power_of_ten, shown_errors, window
 from .record import Built, Record
@@ -151,6 +152,8 @@ def build(figure_id: str, params: RaceParams) -> Built:
     caption = (f"{escape(race.fmt.label)}, {number(race.n)} inputs, {escape(fpsum.INPUT_LABELS[race.kind])}: the "
                "running total of each method (top) and its error in ulps (bottom, log scale) against the number "
                "of inputs added, revealed over about 10 s. ")
+    caption += playground_link(race.fmt.name, race.kind, race.n, race.seed, tuple(race.totals),
+                               f"{race.fmt.label}, {fpsum.INPUT_LABELS[race.kind]}") + ". "
     downloads = {"SVG (animated)": paths.svg, "PNG (1920 × 1080, final frame)": paths.png, "CSV data": paths.csv}
     body = race_figure_html(race, figure_id, f"{ROOT}{paths.svg}")
     png, slide = race_png(race, figure_id)

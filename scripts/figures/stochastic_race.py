@@ -17,6 +17,7 @@ from .contract import FigureFiles
 from .html import static_fragment
 from .looks import LOOKS, Palette
 from .mpl import method_line, render
+from .playground import playground_link
 from .record import Built, Record
 from .text import number
 from .variants import Layout, Sizes
@@ -141,7 +142,9 @@ def build(figure_id: str, params: StochasticParams) -> Built:
     files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
     alt = (f"Running totals of {number(params.n)} uniform inputs, one panel per format. " + "; ".join(said) + ".")
     caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest and with "
-               f"stochastic rounding ({params.runs} runs).")
+               f"stochastic rounding ({params.runs} runs). ")
+    caption += playground_link(params.formats[0], "uniform", params.n, params.input_seed, ("naive", "stochastic"),
+                               f"{fpsum.get_format(params.formats[0]).label}, one stochastic run") + "."
     more = ("Round to nearest is the thick line with markers; each stochastic run, with its own random stream, "
             "a thin dashed line; the thin solid line drawn on top is the exact running total; dotted: the stall "
             "point, where round to nearest stops.")

@@ -130,16 +130,23 @@ def add_exact(a: float, b: float, fmt: Format) -> float:
     return _round_dyadic(total, den.bit_length() - 1, fmt)
 
 
-def _round_dyadic(numerator: int, scale: int, fmt: Format) -> float:
-    """``numerator / 2**scale`` (nonzero) rounded to nearest, ties to even, in integers only.
+# --8<-- [start:round_dyadic]
+def _round_dyadic(numerator: int, scale: int,
+                  fmt: Format) -> float:
+    """numerator / 2**scale (nonzero), rounded to nearest,
+    ties to even, in integers only.
 
-    The same rule as :func:`round_exact`, without Fractions: the fast path
-    for sums of floats, whose denominators are powers of two.
+    The same rule as round_exact(), without Fractions: the
+    fast path for sums of floats, whose denominators are
+    powers of two.
     """
     negative = numerator < 0
     magnitude = -numerator if negative else numerator
-    exponent = max(magnitude.bit_length() - 1 - scale, fmt.emin)  # binade, clamped to the subnormals
-    shift = scale + exponent - fmt.precision + 1  # magnitude / 2**shift counts quanta
+    # The binade, clamped to the subnormals' own.
+    exponent = max(magnitude.bit_length() - 1 - scale,
+                   fmt.emin)
+    # magnitude / 2**shift counts quanta of that binade.
+    shift = scale + exponent - fmt.precision + 1
     if shift > 0:
         count, rest = divmod(magnitude, 1 << shift)
         half = 1 << (shift - 1)
@@ -147,12 +154,14 @@ def _round_dyadic(numerator: int, scale: int, fmt: Format) -> float:
             count += 1
     else:
         count = magnitude << -shift
-    result = math.ldexp(count, exponent - fmt.precision + 1)  # exact: count has at most p + 1 bits
+    # Exact: count has at most p + 1 bits.
+    result = math.ldexp(count, exponent - fmt.precision + 1)
     if result > fmt.max_finite:
         return _overflowed(fmt, negative)
     if result == 0:
         return -0.0 if negative else 0.0
     return -result if negative else result
+# --8<-- [end:round_dyadic]
 
 
 def _float32_round_to_odd(values: np.ndarray) -> np.ndarray:

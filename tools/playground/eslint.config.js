@@ -5,11 +5,17 @@ import js from "@eslint/js";
 import globals from "globals";
 
 const CORE = "docs/assets/javascripts/playground/core/*.js";
+// The page's modules (the page helper's): the same rules, with the browser's globals.
+const UI = "docs/assets/javascripts/playground/ui/*.js";
 const TOOLS = ["tools/playground/*.js", "tools/playground/test/*.js"];
 
 export default [
   { ignores: ["tools/playground/node_modules/**"] },
-  { files: [CORE, ...TOOLS], ...js.configs.recommended },
+  { files: [CORE, UI, ...TOOLS], ...js.configs.recommended },
+  {
+    files: [UI],
+    languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.browser, ...globals.worker } },
+  },
   {
     files: [CORE],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: {} },
@@ -19,7 +25,7 @@ export default [
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.node } },
   },
   {
-    files: [CORE, ...TOOLS],
+    files: [CORE, UI, ...TOOLS],
     rules: {
       "no-var": "error",
       "prefer-const": "error",

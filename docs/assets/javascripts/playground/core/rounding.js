@@ -41,9 +41,11 @@ export function roundToFormat(x, fmt) {
     return x > 0 ? Infinity : -Infinity;
   }
   if (a === 0) return x;
+  // --8<-- [start:round_to_format]
   const e = Math.max(binade(a), fmt.emin);
   const big = 1.5 * pow2(e - fmt.precision + 53);
   const r = (x + big) - big;
+  // --8<-- [end:round_to_format]
   if (r === 0) return x < 0 ? -0 : 0;
   if (Math.abs(r) > fmt.maxFinite) return fmt.overflow === "nan" ? NaN : r > 0 ? Infinity : -Infinity;
   return r;
