@@ -7,19 +7,17 @@ double-precision loop over the same inputs in the same page
 node). Goals (issue 26): naive and pairwise at least 20 % of the plain loop,
 kahan and neumaier at least 5 %, every method on 2**20 inputs with its running
 totals kept (as the page draws them) in under 2 s. Debian's chromium, driven
-by Playwright, loads the modules from a local server of the repository.
+by Playwright, loads the modules from a local server of the repository
+(lighthouse_bench's).
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from lighthouse_bench import serve  # the local server Lighthouse is measured with
 
 REPO = Path(__file__).resolve().parents[1]
 FORMATS = ("fp16", "bf16", "fp32", "e4m3", "e5m2")
@@ -31,24 +29,6 @@ MEASURE_JS = """async (options) => {
   const { measureSpeed } = await import('/tools/playground/speed.js');
   return measureSpeed(options);
 }"""
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        """Say nothing per request."""
-
-
-@contextmanager
-def _served() -> Iterator[str]:
-    """The repository on a local port, for as long as the block runs: its origin."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(REPO)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _verdict(method: str, share: float) -> str:
@@ -67,11 +47,11 @@ def measure() -> bool:
     from playwright.sync_api import sync_playwright
 
     met = True
-    with _served() as origin, sync_playwright() as playwright:
+    with serve(REPO) as origin, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
             page = browser.new_page()
-            page.goto(origin + "/tools/playground/package.json")  # any page of the origin: modules load from it
+            page.goto(origin + "tools/playground/package.json")  # any page of the origin: modules load from it
             version = browser.version
             print(f"\nplayground speed in chromium {version}: element-additions per second on 2^20 uniform inputs,"
                   " share of a plain double loop (best of samples of 20 ms or more, over 0.5 s)")
