@@ -81,11 +81,13 @@ CLEAR_FOCUS_JS = """() => {
   const search = document.getElementById('__search');
   if (search && search.checked) { search.checked = false; search.dispatchEvent(new Event('change')); }
 }"""
-# Resolves once the page has rendered `count` more animation frames.
-FRAMES_JS = """(count) => new Promise(done => {
-  const next = () => (--count > 0 ? requestAnimationFrame(next) : done());
+# Starts counting `count` rendered animation frames down in window.__framesLeft (let_frames_pass waits for 0).
+FRAMES_JS = """(count) => {
+  window.__framesLeft = count;
+  const next = () => { if (--window.__framesLeft > 0) requestAnimationFrame(next); };
   requestAnimationFrame(next);
-})"""
+}"""
+FRAMES_TIMEOUT_MS = 30_000
 
 
 def doc_pages() -> list[str]:
@@ -352,9 +354,12 @@ def let_frames_pass(page: Page, count: int = 12) -> None:
     For the checks that something does *not* change (a paused clock, a figure
     that must stand still): no event marks "nothing happened", so time has to
     pass.  It is counted in rendered frames, the only moments an animation can
-    show a change.
+    show a change.  The wait has a timeout: a page that renders no frames (its scripts switched off,
+    where no requestAnimationFrame callback ever runs) fails the test instead of hanging it.
     """
     page.evaluate(FRAMES_JS, count)
+    wait_until(page, "() => window.__framesLeft <= 0", message=f"{count} animation frames never passed",
+               timeout_ms=FRAMES_TIMEOUT_MS)
 
 
 def show(target: Locator) -> None:
@@ -410,8 +415,8 @@ def draw_every_block(page: Page) -> None:
       style.id = 'test-draw-every-block';
       style.textContent = '* { content-visibility: visible !important; }';
       document.head.appendChild(style);
+      document.documentElement.getBoundingClientRect();  // lays the page out now, scripts on or off
     }""")
-    let_frames_pass(page, 2)
 
 
 def skip_blocks_again(page: Page) -> None:
