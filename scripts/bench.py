@@ -195,6 +195,44 @@ def dot_throughput(trials: int = 64, k: int = 2**14) -> None:
               f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}")
 
 
+READING_LINES = 10**6
+READING_GOAL = 10.0
+"""``fpsum sum`` reads a million lines at least this many times faster than by exact arithmetic alone."""
+
+
+def reading_speed(sample: int = 10**5) -> None:
+    """``fpsum sum``'s reader on a million lines of random decimals, against reading each exactly.
+
+    The exact route (the exact rational of every token, rounded once) was
+    the reader before issue 28; it is timed on the first ``sample`` lines and
+    scaled, since its cost per line does not depend on how many there are.
+    """
+    import io
+
+    import numpy as np
+
+    import fpsum
+    from fpsum.reading import parse_number, read_numbers
+    from fpsum.rounding import round_exact
+
+    rng = np.random.default_rng(0)
+    values = rng.uniform(0, 1, READING_LINES) * 10.0 ** rng.integers(-3, 3, READING_LINES)
+    lines = [f"{v:.{int(d)}g}" for v, d in zip(values, rng.integers(3, 17, READING_LINES))]
+    text = "\n".join(lines) + "\n"
+    start = time.perf_counter()
+    read_numbers(io.StringIO(text), "<bench>", fpsum.FP16)
+    fast = time.perf_counter() - start
+    start = time.perf_counter()
+    for token in lines[:sample]:
+        round_exact(parse_number(token), fpsum.FP16)
+    exact = (time.perf_counter() - start) * READING_LINES / sample
+    speedup = exact / fast
+    print(f"\nfpsum sum reading {READING_LINES:,} lines of random decimals into FP16:")
+    print(f"  exact route alone (before)  {exact:6.1f} s   (timed on {sample:,} lines, scaled)")
+    print(f"  reader                      {fast:6.1f} s   {speedup:5.1f} times faster   "
+          f"goal >= {READING_GOAL:.0f}  {'ok' if speedup >= READING_GOAL else 'MISSED'}")
+
+
 FAST_LAYER = ["-m", "not browser", "-n", "2", "--dist", "loadgroup", "-q", "-p", "no:cacheprovider"]
 """The README's fast layer: every test that opens no browser, on both cores."""
 
@@ -225,6 +263,7 @@ def main() -> None:
     """Print every measurement with its goal."""
     throughput()
     dot_throughput()
+    reading_speed()
     from playground_speed import measure as playground_speed  # scripts/playground_speed.py: the port in chromium
 
     playground_speed()

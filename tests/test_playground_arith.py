@@ -37,11 +37,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from fpsum.cli import UsageError, _exact, _exact_and_errors, read_numbers
+from fpsum.cli import _exact_and_errors
+from fpsum.exact import exact_sum
 from fpsum.formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, accumulator_for
 from fpsum.inputs import INPUT_KINDS, InputKind, make_inputs
 from fpsum.methods import Method, running_totals, total
 from fpsum.race import run_race
+from fpsum.reading import UsageError, read_numbers
 from fpsum.rounding import add_rounded, round_exact, stochastic_round, to_format
 from reference import assert_same_bits
 
@@ -369,14 +371,14 @@ def test_parse_as_fpsum_sum_reads(fmt: Format) -> None:
     results = oracle([{"op": "parse", "format": fmt.name, "text": text} for text in texts])
     for text, result in zip(texts, results):
         try:
-            want: list[float] | None = read_numbers(io.StringIO(text.replace(",", " ")), "<text>", fmt)
+            want: np.ndarray | None = read_numbers(io.StringIO(text.replace(",", " ")), "<text>", fmt)
         except UsageError:
             want = None
         if want is None:
             assert "error" in result and "\n" not in result["error"], (text, result)
         else:
             assert "y" in result, (text, result)
-            assert_same_bits(decode(result["y"]), np.array(want))
+            assert_same_bits(decode(result["y"]), want)
 
 
 def near_midpoints(fmt: Format, rng: np.random.Generator) -> str:
@@ -426,7 +428,7 @@ def test_exact_sums_and_errors() -> None:
     for fmt, values, results in expected:
         cases.append({"op": "exact", "format": fmt.name, "values": encode(values), "results": encode(results)})
     for (fmt, values, results), result in zip(expected, oracle(cases)):
-        reports = [_exact_and_errors(values.tolist(), float(r)) for r in results]
+        reports = [_exact_and_errors(values, float(r)) for r in results]
         assert_same_bits(decode(result["value"]), np.array([reports[0][0]]))
         assert_same_bits(decode(result["abs"]), np.array([r[1] for r in reports]), results)
         assert_same_bits(decode(result["rel"]), np.array([r[2] for r in reports]), results)
@@ -435,12 +437,12 @@ def test_exact_sums_and_errors() -> None:
 
 def ulps(values: np.ndarray, result: float, fmt: Format) -> float:
     """|result - exact| in units of ``fmt``'s gap at the exact sum (rounded to a double), by fractions."""
-    exact_value, abs_error, _ = _exact_and_errors(values.tolist(), result)
+    exact_value, abs_error, _ = _exact_and_errors(values, result)
     if not np.isfinite(values).all() or not math.isfinite(abs_error):
         return abs_error  # no finite exact sum, or no finite error: as the absolute error
     if not math.isfinite(exact_value):
         return math.nan  # an exact sum beyond the doubles has no gap to count in
-    exact = _exact(values.tolist())
+    exact = exact_sum(values)
     try:
         return float(abs(Fraction(result) - exact) / Fraction(fmt.ulp(exact_value)))
     except OverflowError:  # beyond the doubles: rounds to inf
