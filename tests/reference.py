@@ -36,7 +36,7 @@ from fractions import Fraction
 import numpy as np
 
 import fpsum
-from fpsum.formats import FP32, FP64, Format
+from fpsum.formats import E2M1, E2M3, E3M2, E4M3FNUZ, E5M2FNUZ, FP32, FP64, Format
 from fpsum.rounding import add_exact, round_exact
 from fpsum.textbook import correctly_rounded, kahan, largest_power_of_two_below, naive, neumaier, sum_k
 from fpsum.textbook import pairwise as pairwise  # the one-shot pairwise reference, for test_methods
@@ -44,6 +44,9 @@ from fpsum.textbook import truncating_dot as truncating_dot  # the reference the
 from fpsum.textbook import truncating_step as truncating_step
 
 Running = Callable[[Sequence[float], Format], list[float]]
+
+NEW_FORMATS: tuple[Format, ...] = (E4M3FNUZ, E5M2FNUZ, E3M2, E2M3, E2M1)
+"""The formats of issue 27: the fnuz FP8 formats, FP6 and FP4, held to the same references as the others."""
 
 
 def wide_accumulator(fmt: Format) -> Format:

@@ -18,9 +18,11 @@ from fpsum.conditioned import (
     top_exponent,
 )
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
-from reference import as_bits
+from reference import NEW_FORMATS, as_bits
 
-FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32, FP64)
+# FP4 and FP6 have room for a handful of terms only (test_too_little_range_is_refused).
+FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32, FP64,
+                               *(f for f in NEW_FORMATS if f.overflow != "saturate"))
 N = 32
 
 
@@ -177,3 +179,10 @@ def test_log_targets_cover_the_range() -> None:
     t = log_targets(1.0, 1e6, 2)
     assert t[0] == 1.0 and t[-1] == pytest.approx(1e6) and t.size == 13
     assert np.allclose(np.diff(np.log10(t)), 0.5)
+
+
+@pytest.mark.parametrize("fmt", [f for f in NEW_FORMATS if f.overflow == "saturate"], ids=ids)
+def test_too_little_range_is_refused(fmt: Format) -> None:
+    """In FP4 and FP6, 100 terms that can never overflow would all lie below the normal range."""
+    with pytest.raises(ValueError, match=f"{fmt.label} has too little range for a conditioned sum of 100 terms"):
+        conditioned.conditioned_sums(10.0, 100, fmt)

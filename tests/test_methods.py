@@ -31,7 +31,7 @@ from fpsum.methods import (
 from fpsum.rounding import to_format
 from reference import assert_every_case, assert_same_bits, from_floats
 
-FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32)
+FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32, *reference.NEW_FORMATS)
 KINDS = ("uniform", "mixed", "cancel", "wide_range", "codes")
 LENGTHS = (1, 2, 3, 4, 5, 7, 8, 13, 64, 100, 257)
 TRIALS = 3
@@ -70,11 +70,11 @@ def make_values(fmt: Format, kind: str, shape: tuple[int, ...], seed: int) -> np
         exponent = rng.uniform(fmt.emin - fmt.precision, fmt.emax / 2, shape)
         drawn = np.where(rng.integers(0, 2, shape) == 1, -1.0, 1.0) * 2.0**exponent
     elif kind == "codes":
-        uint = {8: np.uint8, 16: np.uint16, 32: np.uint32}[fmt.bits]
+        uint = {1: np.uint8, 2: np.uint16, 4: np.uint32}[fmt.dtype.itemsize]  # FP4 and FP6 in a byte
         codes = rng.integers(0, 2**fmt.bits, shape).astype(uint).view(fmt.dtype)
         finite = np.isfinite(codes.astype(np.float64))
         # Replace the NaN / inf codes with zeros of random sign.
-        zeros = from_floats([0.0, -0.0], fmt)[rng.integers(0, 2, shape)]
+        zeros = from_floats([0.0, -0.0 if fmt.signed_zero else 0.0], fmt)[rng.integers(0, 2, shape)]
         return np.where(finite, codes, zeros)
     else:
         raise AssertionError(kind)

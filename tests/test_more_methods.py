@@ -13,9 +13,9 @@ import fpsum
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 from fpsum.methods import blocked_running, neumaier_running, running_totals, stochastic_running, total
 from fpsum.rounding import round_exact, stochastic_round
-from reference import naive, neumaier
+from reference import NEW_FORMATS, naive, neumaier
 
-FORMATS = [FP16, BF16, E4M3, E5M2]
+FORMATS = [FP16, BF16, E4M3, E5M2, *NEW_FORMATS]
 
 
 def blocked_reference(xs: list[float], fmt: Format, block: int) -> list[float]:
@@ -31,7 +31,7 @@ def blocked_reference(xs: list[float], fmt: Format, block: int) -> list[float]:
 def mixed_inputs(fmt: Format, n: int, seed: int) -> np.ndarray:
     """Mixed signs, cancellation, tiny and huge values, all finite and safely below overflow."""
     rng = np.random.default_rng(seed)
-    scale = 2.0 ** rng.integers(fmt.emin - 2, min(fmt.emax, 12) - 4, size=n)
+    scale = 2.0 ** rng.integers(fmt.emin - 2, max(min(fmt.emax, 12) - 4, fmt.emin - 1), size=n)
     values = rng.standard_normal(n) * scale
     values[::7] = -values[::7 - 1][: len(values[::7])]  # some exact cancellations
     return fpsum.to_format(values, fmt)

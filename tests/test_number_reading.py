@@ -38,7 +38,7 @@ def exactly(token: str, fmt: Format) -> float:
         return round_exact(float(lowered), fmt)
     value = Fraction(token)
     if value == 0:
-        return -0.0 if token.startswith("-") else 0.0
+        return round_exact(-0.0 if token.startswith("-") else 0.0, fmt)
     return round_exact(value, fmt)
 
 
@@ -115,20 +115,30 @@ def test_a_midpoint_decimal_needs_the_exact_route() -> None:
 
 @pytest.mark.parametrize("fmt", ALL_FORMATS, ids=lambda f: f.name)
 def test_special_tokens_zeros_and_fractions(fmt: Format) -> None:
-    tokens = ["0", "-0", "+0.0", "-0e5", "0e-7", "inf", "-inf", "+inf", "nan", "-nan", "Infinity", "-INF",
+    tokens = ["0", "-0", "+0.0", "-0e5", "0e-7", "inf", "-inf", "+inf", "Infinity", "-INF",
               "1/3", "-7/2", "1_000.5", "١٢", "+.5", "7.", "-1e-30"]
+    if fmt.overflow != "saturate":
+        tokens += ["nan", "-nan"]
     assert_same_bits(read(tokens, fmt), np.array([exactly(t, fmt) for t in tokens]))
+
+
+@pytest.mark.parametrize("fmt", [f for f in ALL_FORMATS if f.overflow == "saturate"], ids=lambda f: f.name)
+def test_nan_in_a_format_without_one_is_refused(fmt: Format) -> None:
+    with pytest.raises(UsageError, match=rf"line 2: 'nan' cannot be held in {fmt.label}, which has no NaN"):
+        read_numbers(io.StringIO("1\nnan\n"), "<test>", fmt)
 
 
 @pytest.mark.parametrize("fmt", ALL_FORMATS, ids=lambda f: f.name)
 def test_a_decimal_far_outside_every_format_gets_the_formats_answer(fmt: Format) -> None:
-    """Overflow as the format overflows (inf, or NaN in E4M3), and a signed zero below every subnormal."""
+    """Overflow as the format overflows (inf, NaN, or saturation), and a signed zero below every subnormal."""
     big, small = round_exact(Fraction(10) ** (FAR + 1), fmt), round_exact(Fraction(1, 10 ** (FAR + 1)), fmt)
-    assert (math.isinf(big) or math.isnan(big)) and small == 0.0
+    assert {"inf": math.isinf(big), "nan": math.isnan(big), "saturate": big == fmt.max_finite}[fmt.overflow]
+    assert small == 0.0
+    negative_zero = -0.0 if fmt.signed_zero else 0.0
     cases = {
         "1e1000000": big, "-1e5000000": -big, "1_0e500000": big, "١e999999": big, "9e" + "9" * 5000: big,
-        "1e-1000000": 0.0, "-1e-5000000": -0.0, "123.4e-999999": 0.0, "1e-" + "9" * 5000: 0.0,
-        "0e99999999": 0.0, "-0e99999999": -0.0, "0.000e-99999999": 0.0,
+        "1e-1000000": 0.0, "-1e-5000000": negative_zero, "123.4e-999999": 0.0, "1e-" + "9" * 5000: 0.0,
+        "0e99999999": 0.0, "-0e99999999": negative_zero, "0.000e-99999999": 0.0,
     }
     assert_same_bits(read(list(cases), fmt), np.array(list(cases.values())))
 

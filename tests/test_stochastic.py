@@ -24,8 +24,9 @@ from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 from fpsum.methods import ROUNDING_STREAM, stochastic_running
 from fpsum.rounding import stochastic_round, stochastic_run
 from fpsum.textbook import stochastic as textbook_stochastic
+from reference import NEW_FORMATS
 
-FORMATS = [FP16, BF16, FP32, E4M3, E5M2]
+FORMATS = [FP16, BF16, FP32, E4M3, E5M2, *NEW_FORMATS]
 Maker = Callable[[Format, tuple[int, int], np.random.Generator], np.ndarray]
 
 
@@ -102,9 +103,11 @@ def pinned(fmt: Format, shape: tuple[int, int], rng: np.random.Generator) -> np.
 
 
 def with_nan_and_inf(fmt: Format, shape: tuple[int, int], rng: np.random.Generator) -> np.ndarray:
-    """Uniform inputs with a NaN, a +inf and a -inf here and there (E4M3 stores an infinity as NaN)."""
+    """Uniform inputs with a NaN, a +inf and a -inf here and there (E4M3 stores an infinity as NaN; FP4 and FP6
+    have neither: an infinity saturates, and they hold no NaN).
+    """
     values = rng.random(shape)
-    for special in (math.nan, math.inf, -math.inf):
+    for special in (math.nan, math.inf, -math.inf)[1 if fmt.overflow == "saturate" else 0:]:
         values[rng.integers(0, shape[0]), rng.integers(0, shape[1])] = special
     return stored(values, fmt)
 
@@ -171,7 +174,8 @@ def test_a_run_holds_exactly_up_to_its_first_sum_outside_the_binade(fmt: Format)
     # Whether 1.5 + k/16 stays in [1, 2) depends on the roundings before it; the run stops at the first that does not.
     want = run_reference(start, x, draws, fmt)
     sums = np.concatenate([start[:, None], want[:, :-1]], axis=1) + x
-    outside = (np.abs(sums) < 1) | (np.abs(sums) >= 2)
+    # Where [1, 2) is the lowest normal binade (FP4, FP6 E2M3), the subnormals below it share its gap.
+    outside = (np.abs(sums) < (1 if fmt.emin < 0 else 0)) | (np.abs(sums) >= 2)
     first_outside = np.where(outside.any(axis=1), np.argmax(outside, axis=1), width)
     assert np.array_equal(held, first_outside)
     assert (held >= 2).all()  # the first steps cannot leave [1, 2): whole-gap totals below 2
@@ -187,7 +191,9 @@ def test_what_a_run_holds_is_right_from_any_start(fmt: Format) -> None:
     x = across_binades(fmt, shape, rng).astype(np.float64)
     x[::3] = random_walk(fmt, shape, rng)[::3]
     start = across_binades(fmt, (shape[0], 1), rng).astype(np.float64)[:, 0]
-    specials = [fmt.max_finite, -fmt.max_finite, math.inf, -math.inf, math.nan, 0.0, -0.0, 1.0]
+    specials = [fmt.max_finite, -fmt.max_finite, math.inf, -math.inf, 0.0, -0.0, 1.0]
+    if fmt.overflow != "saturate":  # FP4 and FP6 hold no NaN
+        specials.append(math.nan)
     start[::7] = np.resize(specials, start[::7].size)
     start = stored(start, fmt).astype(np.float64)
     draws = rng.random(shape)

@@ -87,11 +87,15 @@ def top_exponent(fmt: Format, n: int) -> int:
     sum, and every sum of magnitudes, stays below ``2**emax``.  The
     generator starts there and then moves each sum up (see
     :func:`conditioned_sums`).  An exponent, not a float: ``ValueError``
-    for n below 2.
+    for n below 2, and where that binade lies below the normal range (FP4
+    and FP6 have room for a few terms only: E2M1 for 2).
     """
     if n < 2:
         raise ValueError(f"a conditioned sum needs at least 2 terms, got {n}")
-    return fmt.emax - (n - 1).bit_length() - 1
+    top = fmt.emax - (n - 1).bit_length() - 1
+    if top < fmt.emin:
+        raise ValueError(f"{fmt.label} has too little range for a conditioned sum of {n} terms")
+    return top
 
 
 def quantum_exponent(fmt: Format) -> int:

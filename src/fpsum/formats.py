@@ -15,7 +15,7 @@ from typing import Literal
 import ml_dtypes
 import numpy as np
 
-Overflow = Literal["inf", "nan"]
+Overflow = Literal["inf", "nan", "saturate"]
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,12 @@ class Format:
         max_finite: largest finite value.  Given explicitly because E4M3
             ("fn") spends its top code on NaN, so it is not the IEEE formula.
         overflow: what a result beyond ``max_finite`` becomes after rounding:
-            ``"inf"`` (IEEE formats) or ``"nan"`` (E4M3, which has no infinity).
+            ``"inf"`` (IEEE formats), ``"nan"`` (the FP8 formats without an
+            infinity), or ``"saturate"``: +-max_finite (FP4 and FP6, which have
+            neither infinity nor NaN; see :data:`E2M1`).
         dtype: the NumPy dtype whose arithmetic is this format's arithmetic.
+        signed_zero: whether -0 exists.  The "fnuz" FP8 formats spend the code
+            of -0 on their one NaN, so a zero result is always +0 there.
     """
 
     name: str
@@ -46,6 +50,7 @@ class Format:
     max_finite: float
     overflow: Overflow
     dtype: np.dtype
+    signed_zero: bool = True
 
     @property
     def unit_roundoff(self) -> float:
@@ -64,19 +69,23 @@ class Format:
 
     @property
     def stall_point(self) -> float:
-        """Where a running sum of inputs in [0, 1) stops growing: 2**p.
+        """Where a running sum of inputs in [0, 1) stops growing: 2**p, or the largest value if smaller.
 
-        From there on the gap between neighbours is 2, so every input below
+        From 2**p on the gap between neighbours is 2, so every input below
         1 is less than half a gap and ``S + x`` rounds back to ``S``; an
         input of exactly 1 is a tie, which goes to the even neighbour, S.
+        FP6 E2M3 (p = 4) ends at 7.5 instead: it saturates before 2**4.
         """
-        return 2.0 ** self.precision
+        return min(2.0 ** self.precision, self.max_finite)
 
     @property
     def overflow_rule(self) -> str:
         """How a result beyond the largest finite value comes out, in words."""
+        zero = "" if self.signed_zero else "; one zero (no -0)"
         if self.overflow == "nan":
-            return f"NaN (no infinity): anything that rounds above {self.max_finite:g}"
+            return f"NaN (no infinity): anything that rounds above {self.max_finite:g}{zero}"
+        if self.overflow == "saturate":
+            return f"saturates at ±{self.max_finite:g} (no infinity, no NaN)"
         return "±inf, from max + ulp/2 up (round to nearest)"
 
     def describe(self) -> dict[str, object]:
@@ -161,13 +170,39 @@ E4M3 = Format(
     dtype=np.dtype(ml_dtypes.float8_e4m3fn),
 )
 
-FORMATS: dict[str, Format] = {
-    f.name: f for f in (FP16, BF16, FP32, FP64, E4M3, E5M2)}
+# OCP MX v1.0 (sec. 5.3.2, 5.3.3): FP6 and FP4 elements have
+# no code for infinity or NaN; a conversion that overflows
+# saturates to the largest value, as ml_dtypes' casts do.
+E2M1 = Format("e2m1", "FP4 E2M1", 4, precision=2, emin=0,
+              emax=2, max_finite=6.0, overflow="saturate",
+              dtype=np.dtype(ml_dtypes.float4_e2m1fn))
+E2M3 = Format("e2m3", "FP6 E2M3", 6, precision=4, emin=0,
+              emax=2, max_finite=7.5, overflow="saturate",
+              dtype=np.dtype(ml_dtypes.float6_e2m3fn))
+E3M2 = Format("e3m2", "FP6 E3M2", 6, precision=3, emin=-2,
+              emax=4, max_finite=28.0, overflow="saturate",
+              dtype=np.dtype(ml_dtypes.float6_e3m2fn))
+# The "fnuz" FP8 formats (AMD MI300): bias one more than
+# OCP's, no infinity, one NaN where -0 would be.
+E4M3FNUZ = Format("e4m3fnuz", "FP8 E4M3FNUZ", 8,
+                  precision=4, emin=-7, emax=7,
+                  max_finite=240.0,
+                  overflow="nan", signed_zero=False,
+                  dtype=np.dtype(ml_dtypes.float8_e4m3fnuz))
+E5M2FNUZ = Format("e5m2fnuz", "FP8 E5M2FNUZ", 8,
+                  precision=3, emin=-15, emax=15,
+                  max_finite=57344.0,
+                  overflow="nan", signed_zero=False,
+                  dtype=np.dtype(ml_dtypes.float8_e5m2fnuz))
+
+FORMATS: dict[str, Format] = {f.name: f for f in (
+    FP16, BF16, FP32, FP64, E4M3, E5M2,
+    E4M3FNUZ, E5M2FNUZ, E3M2, E2M3, E2M1)}
 # --8<-- [end:formats]
 
 
 def get_format(name: str) -> Format:
-    """Look a format up by its short name (``fp16``, ``bf16``, ``fp32``, ``fp64``, ``e4m3``, ``e5m2``).
+    """Look a format up by its short name (``fp16``, ``bf16``, ``fp32``, ``fp64``, ``e4m3``, ``e5m2``, ...).
 
     Raises ``KeyError`` with the list of known names for anything else
     (names are case-insensitive; there are no numbers here, so no NaN, inf or -0 cases).

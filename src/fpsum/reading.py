@@ -121,8 +121,8 @@ def _midpoints(doubles: np.ndarray, rounded: np.ndarray, fmt: Format) -> np.ndar
     return np.asarray(moved & (rounded + other == 2 * doubles))
 
 
-def _round_all(tokens: list[str], fmt: Format) -> tuple[np.ndarray, int | None]:
-    """The tokens' values rounded to ``fmt`` (float64), and the index of the first bad token (or None)."""
+def _round_all(tokens: list[str], fmt: Format) -> tuple[np.ndarray, tuple[int, str] | None]:
+    """The tokens' values rounded to ``fmt`` (float64), and the first bad token's index and what is wrong."""
     plain = np.fromiter((_PLAIN.match(token) is not None for token in tokens), dtype=bool, count=len(tokens))
     doubles = np.array([float(token) if ok else 0.0 for token, ok in zip(tokens, plain)], dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -130,9 +130,13 @@ def _round_all(tokens: list[str], fmt: Format) -> tuple[np.ndarray, int | None]:
         exact_route = ~plain | ~(np.abs(doubles) < fmt.max_finite) | _midpoints(doubles, rounded, fmt)
     for index in np.flatnonzero(exact_route).tolist():
         try:
-            rounded[index] = round_exact(parse_number(tokens[index]), fmt)
+            value = parse_number(tokens[index])
         except (ValueError, ZeroDivisionError):
-            return rounded, index
+            return rounded, (index, "is not a number")
+        try:
+            rounded[index] = round_exact(value, fmt)
+        except ValueError:  # NaN, in a format that has none
+            return rounded, (index, f"cannot be held in {fmt.label}, which has no NaN")
     return rounded, None
 
 
@@ -151,7 +155,8 @@ def _line_of(lines: list[list[str]], index: int) -> int:
 def _rounded(lines: list[list[str]], tokens: list[str], fmt: Format, source: str) -> np.ndarray:
     values, bad = _round_all(tokens, fmt)
     if bad is not None:
-        raise UsageError(f"{source}: line {_line_of(lines, bad)}: {tokens[bad]!r} is not a number")
+        index, problem = bad
+        raise UsageError(f"{source}: line {_line_of(lines, index)}: {tokens[index]!r} {problem}")
     return values
 
 

@@ -40,9 +40,21 @@ def _quantum(magnitude: Fraction, fmt: Format) -> Fraction:
 
 
 def _overflowed(fmt: Format, negative: bool) -> float:
+    """What a result beyond ``fmt.max_finite`` becomes: +-inf, NaN, or +-max_finite (saturation)."""
     if fmt.overflow == "nan":
         return math.nan
+    if fmt.overflow == "saturate":
+        return -fmt.max_finite if negative else fmt.max_finite
     return -math.inf if negative else math.inf
+
+
+def _zero(fmt: Format, negative: bool) -> float:
+    """A zero result: -0.0 for a negative one, where the format has -0 (the fnuz formats do not)."""
+    return -0.0 if negative and fmt.signed_zero else 0.0
+
+
+def _no_nan(fmt: Format) -> ValueError:
+    return ValueError(f"{fmt.label} has no NaN: NaN cannot be rounded to it")
 
 
 def round_exact(
@@ -64,18 +76,23 @@ def round_exact(
     random stream.  Values already in the format are returned unchanged.
 
     A float argument may be +-inf or NaN, which pass through (an infinity
-    becomes NaN in E4M3).  A result that rounds to zero keeps the sign of
-    ``value``: -0.0 for a negative underflow; ``-0.0`` itself stays -0.0.
+    becomes NaN in E4M3 and the fnuz formats, and +-max_finite in the
+    saturating FP4 and FP6 formats, which have no NaN either: rounding NaN
+    to them is a ``ValueError``).  A result that rounds to zero keeps the
+    sign of ``value``: -0.0 for a negative underflow; ``-0.0`` itself stays
+    -0.0; in the fnuz formats, which have no -0, every zero is +0.0.
     """
     if mode == "stochastic" and (uniform is None or not 0.0 <= uniform < 1.0):
         raise ValueError("stochastic rounding needs a uniform draw in [0, 1)")
     if isinstance(value, float):
         if math.isnan(value):
+            if fmt.overflow == "saturate":
+                raise _no_nan(fmt)
             return math.nan
         if math.isinf(value):
             return _overflowed(fmt, value < 0)
         if value == 0:
-            return value
+            return _zero(fmt, math.copysign(1.0, value) < 0)
     exact = Fraction(value)
     if exact == 0:
         return 0.0
@@ -102,7 +119,7 @@ def round_exact(
         return _overflowed(fmt, negative)
     result = float(rounded)
     if result == 0:
-        return -0.0 if negative else 0.0
+        return _zero(fmt, negative)
     return -result if negative else result
 
 
@@ -111,7 +128,9 @@ def add_exact(a: float, b: float, fmt: Format) -> float:
 
     IEEE rules for the special cases: NaN in, NaN out; inf + -inf is NaN;
     an infinite operand passes through (NaN in E4M3); an exact zero sum is
-    +0.0 unless both operands are -0.0.
+    +0.0 unless both operands are -0.0 (and always +0.0 in the fnuz formats).
+    The saturating formats hold neither NaN nor inf, so ``a`` and ``b`` from
+    them are finite and so is their rounded sum.
     """
     if math.isnan(a) or math.isnan(b):
         return math.nan
@@ -125,8 +144,7 @@ def add_exact(a: float, b: float, fmt: Format) -> float:
     den = max(den_a, den_b)
     total = num_a * (den // den_a) + num_b * (den // den_b)
     if total == 0:
-        both_negative_zero = math.copysign(1.0, a) < 0 and math.copysign(1.0, b) < 0
-        return -0.0 if both_negative_zero else 0.0
+        return _zero(fmt, math.copysign(1.0, a) < 0 and math.copysign(1.0, b) < 0)
     return _round_dyadic(total, den.bit_length() - 1, fmt)
 
 
@@ -159,7 +177,7 @@ def _round_dyadic(numerator: int, scale: int,
     if result > fmt.max_finite:
         return _overflowed(fmt, negative)
     if result == 0:
-        return -0.0 if negative else 0.0
+        return _zero(fmt, negative)
     return -result if negative else result
 # --8<-- [end:round_dyadic]
 
@@ -188,9 +206,14 @@ def to_format(values: np.ndarray | float, fmt: Format) -> np.ndarray:
 
     Correctly rounded for every format, including the ml_dtypes ones whose
     own float64 cast rounds twice (through float32).  NaN stays NaN, +-inf and
-    overflow become +-inf (NaN in E4M3), -0.0 stays -0.0.
+    overflow become +-inf (NaN in E4M3 and the fnuz formats, +-max_finite in
+    the saturating FP4 and FP6 formats, where NaN is a ``ValueError``: they
+    have none, and ml_dtypes would store it as -0), -0.0 stays -0.0 (+0.0 in
+    the fnuz formats).
     """
     array = np.asarray(values, dtype=np.float64)
+    if fmt.overflow == "saturate" and np.isnan(array).any():
+        raise _no_nan(fmt)
     if fmt.dtype in (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)):
         return array.astype(fmt.dtype)
     # The round-to-odd trick needs float32 finite where float64 is: beyond
