@@ -217,7 +217,8 @@ def random_values(fmt: Format, shape: tuple[int, ...], seed: int, kind: str) -> 
     """
     rng = np.random.default_rng([seed, fmt.bits, fmt.precision, len(kind), *shape])
     if kind == "codes":
-        codes = rng.integers(0, 2**fmt.bits, shape).astype(_UINT_BY_BITS[fmt.bits]).view(fmt.dtype)
+        storage = _UINT_BY_BITS[fmt.dtype.itemsize * 8]  # FP4 and FP6 sit in the low bits of a byte
+        codes = rng.integers(0, 2**fmt.bits, shape).astype(storage).view(fmt.dtype)
         with np.errstate(invalid="ignore"):  # NaN codes of ml_dtypes' types warn on the cast
             finite = np.isfinite(codes.astype(np.float64))
         return np.where(finite, codes, np.zeros_like(codes))

@@ -46,7 +46,7 @@ def exact_two_product(a: float, b: float, fmt: Format) -> tuple[float, float]:
     """``fl(ab)`` and ``fl(ab - fl(ab))`` from Fractions, for finite a and b: the FMA's result, IEEE's zeros."""
     exact = Fraction(a) * Fraction(b)
     negative = math.copysign(1.0, a) * math.copysign(1.0, b) < 0
-    h = (-0.0 if negative else 0.0) if exact == 0 else round_exact(exact, fmt)
+    h = round_exact(-0.0 if negative else 0.0, fmt) if exact == 0 else round_exact(exact, fmt)  # fnuz: no -0
     if not math.isfinite(h):
         return h, (-h if fmt.overflow == "inf" else math.nan)
     rest = exact - Fraction(h)

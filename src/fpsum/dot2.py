@@ -63,7 +63,7 @@ def _fma_exact(a: float, b: float, c: float, fmt: Format) -> float:
 
     NaN anywhere, inf * 0 and inf - inf give NaN; an infinite product or
     addend passes through (NaN in E4M3); an exact zero is +0.0 unless the
-    product and ``c`` are both zeros of the negative sign.
+    product and ``c`` are both zeros of the negative sign (and +0.0 always in the fnuz formats).
     """
     values = np.array([a, b, c])
     if np.isnan(values).any():
@@ -76,7 +76,7 @@ def _fma_exact(a: float, b: float, c: float, fmt: Format) -> float:
     exact = Fraction(a) * Fraction(b) + Fraction(c)
     if exact == 0:
         negative = np.signbit(a) != np.signbit(b) and np.signbit(c)
-        return -0.0 if negative else 0.0
+        return round_exact(-0.0 if negative else 0.0, fmt)  # +0.0 in the fnuz formats, which have no -0
     return round_exact(exact, fmt)
 
 

@@ -39,7 +39,7 @@ from typing import TextIO
 import numpy as np
 
 from .formats import Format
-from .rounding import round_exact, to_format
+from .rounding import on_midpoint, round_exact, to_format
 
 
 class UsageError(Exception):
@@ -109,25 +109,13 @@ def parse_number(token: str) -> Fraction | float:
     return exact
 
 
-def _midpoints(doubles: np.ndarray, rounded: np.ndarray, fmt: Format) -> np.ndarray:
-    """Where each double lies exactly halfway between two neighbours of ``fmt`` (``rounded`` is one of them)."""
-    moved: np.ndarray = rounded != doubles
-    if not np.any(moved):
-        return moved
-    in_format = rounded.astype(fmt.dtype)
-    toward = np.where(doubles > rounded, fmt.max_finite, -fmt.max_finite).astype(fmt.dtype)
-    other = np.nextafter(in_format, toward).astype(np.float64)
-    # Exact: two neighbours of a format narrower than a double add up within a double's 53 bits.
-    return np.asarray(moved & (rounded + other == 2 * doubles))
-
-
 def _round_all(tokens: list[str], fmt: Format) -> tuple[np.ndarray, tuple[int, str] | None]:
     """The tokens' values rounded to ``fmt`` (float64), and the first bad token's index and what is wrong."""
     plain = np.fromiter((_PLAIN.match(token) is not None for token in tokens), dtype=bool, count=len(tokens))
     doubles = np.array([float(token) if ok else 0.0 for token, ok in zip(tokens, plain)], dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         rounded = to_format(doubles, fmt).astype(np.float64)
-        exact_route = ~plain | ~(np.abs(doubles) < fmt.max_finite) | _midpoints(doubles, rounded, fmt)
+        exact_route = ~plain | ~(np.abs(doubles) < fmt.max_finite) | on_midpoint(doubles, rounded, fmt)
     for index in np.flatnonzero(exact_route).tolist():
         try:
             value = parse_number(tokens[index])

@@ -182,6 +182,52 @@ def _round_dyadic(numerator: int, scale: int,
 # --8<-- [end:round_dyadic]
 
 
+def on_midpoint(doubles: np.ndarray, rounded: np.ndarray, fmt: Format) -> np.ndarray:
+    """Where each double lies exactly halfway between two neighbours of ``fmt``; ``rounded`` is
+    ``to_format(doubles, fmt)`` as float64 (one of the two).
+
+    The test for a double rounding: a value first rounded to the nearest
+    double ``d`` and then to ``fmt`` is rounded as if once, unless ``d`` is a
+    midpoint of ``fmt`` (every midpoint of a format narrower than a double is
+    itself a double, so none can lie strictly between the value and ``d``).
+    Finite ``doubles`` below ``fmt.max_finite`` in magnitude; elsewhere the
+    answer means nothing.
+    """
+    moved: np.ndarray = rounded != doubles
+    if not np.any(moved):
+        return moved
+    in_format = rounded.astype(fmt.dtype)
+    toward = np.where(doubles > rounded, fmt.max_finite, -fmt.max_finite).astype(fmt.dtype)
+    other = np.nextafter(in_format, toward).astype(np.float64)
+    # Exact: two neighbours of a format narrower than a double add up within a double's 53 bits.
+    return np.asarray(moved & (rounded + other == 2 * doubles))
+
+
+def round_quotient(numerators: np.ndarray, denominators: np.ndarray, fmt: Format) -> np.ndarray:
+    """Each ``n / d`` rounded once to ``fmt`` (nearest, ties to even), saturating at +-max_finite, as float64.
+
+    Finite operands, ``d`` nonzero.  The float64 quotient is correctly
+    rounded, so rounding it to ``fmt`` is the single rounding of the exact
+    quotient except where it lands on a midpoint of ``fmt``
+    (:func:`on_midpoint`); those few are redone in exact rationals.  A
+    quotient at or beyond the largest value gives +-max_finite whatever the
+    format does on overflow (the block scalings clamp: :mod:`fpsum.blocks`).
+    """
+    n = np.asarray(numerators, dtype=np.float64)
+    d = np.asarray(denominators, dtype=np.float64)
+    n, d = np.broadcast_arrays(n, d)
+    with np.errstate(over="ignore"):
+        quotient = n / d
+    top = fmt.max_finite
+    rounded = to_format(np.clip(quotient, -top, top), fmt).astype(np.float64)
+    inside = np.abs(quotient) < top
+    redo = np.flatnonzero(inside & on_midpoint(np.where(inside, quotient, 0.0), rounded, fmt))
+    for index in redo.tolist():
+        exact = Fraction(float(n.flat[index])) / Fraction(float(d.flat[index]))
+        rounded.flat[index] = round_exact(exact, fmt)
+    return rounded
+
+
 def _float32_round_to_odd(values: np.ndarray) -> np.ndarray:
     """float64 -> float32, rounding any inexact result to the neighbour with an odd last bit.
 
