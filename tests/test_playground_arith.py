@@ -38,7 +38,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from fpsum.cli import _exact_and_errors
+from fpsum.report import exact_and_errors
 from fpsum.exact import exact_sum
 from fpsum.formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, accumulator_for
 from fpsum.inputs import INPUT_KINDS, InputKind, make_inputs
@@ -433,7 +433,7 @@ def test_exact_sums_and_errors() -> None:
     for fmt, values, results in expected:
         cases.append({"op": "exact", "format": fmt.name, "values": encode(values), "results": encode(results)})
     for (fmt, values, results), result in zip(expected, oracle(cases)):
-        reports = [_exact_and_errors(values, float(r)) for r in results]
+        reports = [exact_and_errors(values, float(r)) for r in results]
         assert_same_bits(decode(result["value"]), np.array([reports[0][0]]))
         assert_same_bits(decode(result["abs"]), np.array([r[1] for r in reports]), results)
         assert_same_bits(decode(result["rel"]), np.array([r[2] for r in reports]), results)
@@ -442,7 +442,7 @@ def test_exact_sums_and_errors() -> None:
 
 def ulps(values: np.ndarray, result: float, fmt: Format) -> float:
     """|result - exact| in units of ``fmt``'s gap at the exact sum (rounded to a double), by fractions."""
-    exact_value, abs_error, _ = _exact_and_errors(values, result)
+    exact_value, abs_error, _ = exact_and_errors(values, result)
     if not np.isfinite(values).all() or not math.isfinite(abs_error):
         return abs_error  # no finite exact sum, or no finite error: as the absolute error
     if not math.isfinite(exact_value):

@@ -9,26 +9,24 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Callable, Sequence
-from fractions import Fraction
-from typing import Any, NoReturn, TextIO, TypeVar
+from typing import Any, NoReturn, TextIO
 
-import numpy as np
-
+from .blocks import BLOCK_FORMATS
 from .cascaded import DEFAULT_FOLDS
-from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS, dot
-from .exact import exact_sum
+from .cli_dot import BLOCK_ACCUMULATORS, block_format, command_dot
+from .cli_formats import command_formats
+from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS
+from .e8m0 import E8M0
 from .formats import FORMATS, Format, get_format
-from .hardware import TruncatedAccumulator, truncated_dot
 from .inputs import INPUT_KINDS
 from .methods import DEFAULT_BLOCK, METHODS, Method, total
 from .race import run_race
-from .reading import UsageError, read_numbers, read_pairs
+from .reading import UsageError, read_numbers, read_source
+from .report import exact_and_errors, json_value, write_report
 
 EXIT_USAGE = 2
-T = TypeVar("T")
 MAX_RACE_N = 1 << 26
 
 
@@ -40,6 +38,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _format(name: str) -> Format:
+    if name.lower() == E8M0.name:
+        raise argparse.ArgumentTypeError("e8m0 is the MX scale format (powers of two only, no zero, no sign): "
+                                         "it cannot hold a sum")
     try:
         return get_format(name)
     except KeyError:
@@ -91,132 +92,22 @@ def _whole(what: str, minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def _read(file: str | None, read: Callable[[TextIO, str], T]) -> T:
-    """``read(stream, source)`` on FILE, or standard input for None or '-'; an unreadable file is a ``UsageError``."""
-    if file in (None, "-"):
-        return read(sys.stdin, "<stdin>")
-    try:
-        with open(file, encoding="utf-8") as handle:
-            return read(handle, file)
-    except OSError as error:
-        raise UsageError(f"{file}: cannot read: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{file}: not a text file (UTF-8)") from None
-
-
-def _json_value(value: float) -> float | str:
-    """JSON has no inf or NaN: those become strings; finite floats print as round-trip reprs."""
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return value
-
-
-def _exact_and_errors(rounded: np.ndarray, result: float) -> tuple[float, float, float]:
-    """The exact sum of the rounded inputs (a float64 array), to float64, and the absolute and relative
-    error of ``result``.
-    """
-    if np.isnan(rounded).any():
-        return math.nan, math.nan, math.nan
-    infinities = set(rounded[np.isinf(rounded)].tolist())
-    if infinities:
-        infinite = math.nan if len(infinities) == 2 else infinities.pop()
-        same = result == infinite
-        return infinite, (0.0 if same else math.nan), (0.0 if same else math.nan)
-    exact = exact_sum(rounded)
-    if math.isnan(result):
-        return float(exact), math.nan, math.nan
-    if math.isinf(result):
-        return float(exact), math.inf, math.inf
-    error = abs(Fraction(result) - exact)
-    if exact == 0:
-        return 0.0, float(error), 0.0 if error == 0 else math.inf
-    return float(exact), float(error), float(error / abs(exact))
-
-
-def _write_report(report: dict[str, Any], lines: list[tuple[str, str]], as_json: bool, out: TextIO) -> None:
-    """The JSON object (non-finite floats as strings), or the text lines followed by the result and errors."""
-    if as_json:
-        out.write(json.dumps({k: _json_value(v) if isinstance(v, float) else v for k, v in report.items()}) + "\n")
-        return
-    for name, text in lines:
-        out.write(f"{name:10s} {text}\n")
-    for key in ("result", "exact", "abs_error", "rel_error"):
-        out.write(f"{key.replace('_', ' '):10s} {report[key]!r}\n")
-
-
 def command_sum(args: argparse.Namespace, out: TextIO) -> None:
     """``fpsum sum``: read numbers, round them to the format, sum them by the method, print result and errors."""
     fmt: Format = args.format
-    rounded = _read(args.file, lambda stream, source: read_numbers(stream, source, fmt))
+    rounded = read_source(args.file, lambda stream, source: read_numbers(stream, source, fmt))
     values = rounded.astype(fmt.dtype)  # exact: already in the format
     result = float(total(args.method, values, fmt, block=args.block, seed=args.seed, folds=args.folds))
-    exact, abs_error, rel_error = _exact_and_errors(rounded, result)
+    exact, abs_error, rel_error = exact_and_errors(rounded, result)
     report = {
         "format": fmt.name, "method": args.method, "n": len(rounded),
         "result": result, "exact": exact, "abs_error": abs_error, "rel_error": rel_error,
     }
-    _write_report(report, [
+    write_report(report, [
         ("format", f"{fmt.label} ({fmt.name})"),
         ("method", args.method + {"blocked": f" (block {args.block})",
                                   "sumk": f" (K = {args.folds})"}.get(args.method, "")),
         ("n", str(len(rounded))),
-    ], args.json, out)
-
-
-def _hardware_model(args: argparse.Namespace) -> TruncatedAccumulator | None:
-    """The truncating accumulator the options ask for, or None; ``UsageError`` for options that do not go together."""
-    if args.truncate_bits is None:
-        extra = [name for name, value in (("--hw-block", args.hw_block), ("--promote-every", args.promote_every))
-                 if value is not None]
-        if extra:
-            raise UsageError(f"fpsum dot: {extra[0]} goes with --truncate-bits")
-        if args.accumulate is None:
-            raise UsageError("fpsum dot: give --accumulate (or --truncate-bits for the hardware model)")
-        return None
-    if args.accumulate is not None:
-        raise UsageError("fpsum dot: --accumulate and --truncate-bits are alternatives; give one")
-    if args.fused or args.method != "naive":
-        raise UsageError("fpsum dot: the truncating accumulator has no --method or --fused of its own (naive only)")
-    try:
-        return TruncatedAccumulator(args.truncate_bits, 4 if args.hw_block is None else args.hw_block,
-                                    args.promote_every)
-    except ValueError as error:
-        raise UsageError(f"fpsum dot: {error}") from None
-
-
-def command_dot(args: argparse.Namespace, out: TextIO) -> None:
-    """``fpsum dot``: read pairs, round them to the format, form the dot product, print it and its errors."""
-    fmt: Format = args.format
-    model = _hardware_model(args)
-    if args.fused and args.method != "naive":
-        raise UsageError(f"fpsum dot: --fused goes with --method naive only, not {args.method}")
-    xs, ys = _read(args.file, lambda stream, source: read_pairs(stream, source, fmt))
-    x = xs.astype(fmt.dtype)  # exact: already in the format
-    y = ys.astype(fmt.dtype)
-    if model is None:
-        acc: Format = args.accumulate
-        result = float(dot(x, y, fmt, acc, args.method, fused=args.fused, block=args.block))
-        accumulate, described = acc.name, f"{acc.label} ({acc.name})"
-    else:
-        result = float(truncated_dot(x, y, model))
-        promote = "never" if model.promote_every is None else f"every {model.promote_every} products"
-        accumulate = "truncated"
-        described = (f"truncated to {model.bits} bits, {model.block} products a step, "
-                     f"into FP32 {promote}")
-    # Inputs up to FP32 multiply exactly in float64 (products of at most 48 bits), with IEEE's
-    # inf * 0 = NaN: the exact sum of these products is the exact dot product of the rounded inputs.
-    with np.errstate(invalid="ignore"):
-        exact, abs_error, rel_error = _exact_and_errors(xs * ys, result)
-    report: dict[str, Any] = {"format": fmt.name, "accumulate": accumulate, "method": args.method}
-    if model is not None:
-        report.update(truncate_bits=model.bits, hw_block=model.block, promote_every=model.promote_every)
-    report.update(n=len(xs), result=result, exact=exact, abs_error=abs_error, rel_error=rel_error)
-    method = args.method + (" (fused multiply-add)" if args.fused else "") + (
-        f" (block {args.block})" if args.method == "blocked" else "")
-    _write_report(report, [
-        ("format", f"{fmt.label} ({fmt.name})"), ("accumulate", described), ("method", method), ("n", str(len(xs))),
     ], args.json, out)
 
 
@@ -229,8 +120,8 @@ def command_race(args: argparse.Namespace, out: TextIO) -> None:
     if args.json:
         out.write(json.dumps({
             "format": fmt.name, "inputs": args.inputs, "n": args.n, "seed": args.seed,
-            "exact": _json_value(race.exact_final),
-            "final": {m: _json_value(v) for m, v in race.final.items()},
+            "exact": json_value(race.exact_final),
+            "final": {m: json_value(v) for m, v in race.final.items()},
             "stalled_after": race.stalls,
         }) + "\n")
         return
@@ -240,22 +131,6 @@ def command_race(args: argparse.Namespace, out: TextIO) -> None:
         stall = race.stalls[method]
         note = f"   stalled after {stall} inputs" if stall is not None else ""
         out.write(f"{method:12s} {value!r}{note}\n")
-
-
-def command_formats(args: argparse.Namespace, out: TextIO) -> None:
-    """``fpsum formats``: one row per format."""
-    rows = [fmt.describe() for fmt in FORMATS.values()]
-    if args.json:
-        out.write(json.dumps({"formats": rows}) + "\n")
-        return
-    header = f"{'name':6s} {'bits':>4s} {'p':>3s} {'emin':>6s} {'emax':>5s} {'u':>10s} {'max':>12s} " \
-             f"{'min normal':>11s} {'min subnormal':>13s} {'stall':>9s}  overflow"
-    out.write(header + "\n")
-    for r in rows:
-        out.write(f"{r['name']!s:6s} {r['bits']!s:>4s} {r['precision']!s:>3s} {r['emin']!s:>6s} {r['emax']!s:>5s} "
-                  f"{float(r['unit_roundoff']):>10.3g} {float(r['max_finite']):>12.5g} "  # type: ignore[arg-type]
-                  f"{float(r['smallest_normal']):>11.3g} {float(r['smallest_subnormal']):>13.3g} "  # type: ignore[arg-type]
-                  f"{float(r['stall_point']):>9.0f}  {r['overflow']}\n")  # type: ignore[arg-type]
 
 
 def _command(commands: Any, name: str, summary: str, description: str, examples: list[str],
@@ -304,10 +179,16 @@ def build_parser() -> argparse.ArgumentParser:
         "s + x*y once instead (a fused multiply-add; naive only).  --truncate-bits selects instead "
         "a model of a hardware accumulator that truncates: products exact, aligned to the largest "
         "term of each step of --hw-block products and cut to --truncate-bits bits, optionally "
-        "added into FP32 every --promote-every products.",
+        "added into FP32 every --promote-every products.  --block-format quantizes the rounded inputs "
+        "to a block-scaled format first (MX: blocks of 32 sharing a power of two; NVFP4: FP4 in "
+        "blocks of 16 with FP8 scales), sums each block's products exactly, scales them and "
+        "accumulates the blocks in --accumulate (fp32 or bf16) or the truncating model (steps of "
+        "--hw-block blocks, promoted every --promote-every elements), and reports the error's two "
+        "parts: quantization and accumulation.",
         ["paste x.txt y.txt | fpsum dot --format fp16 --accumulate fp16",
          "fpsum dot pairs.txt --format bf16 --accumulate fp32 --method pairwise --json",
-         "fpsum dot pairs.txt --format e4m3 --truncate-bits 14 --promote-every 128"], command_dot)
+         "fpsum dot pairs.txt --format e4m3 --truncate-bits 14 --promote-every 128",
+         "fpsum dot pairs.txt --format fp32 --block-format mxfp4 --accumulate fp32 --json"], command_dot)
     dotting.add_argument("file", nargs="?", help="file of pairs, x y on each line (default: standard input, also '-')")
     dotting.add_argument("--format", required=True, type=_format_among(INPUT_FORMATS, "an input format"),
                          help=f"format of x and y: one of {', '.join(INPUT_FORMATS)}")
@@ -324,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="products per step of the hardware model (default 4)")
     dotting.add_argument("--promote-every", type=_whole("--promote-every", 1),
                          help="add the narrow sum into FP32 every N products, a multiple of --hw-block (default never)")
+    dotting.add_argument("--block-format", type=block_format,
+                         help=f"quantize the inputs to one of {', '.join(BLOCK_FORMATS)} and accumulate its blocks in "
+                              f"--accumulate ({' or '.join(BLOCK_ACCUMULATORS)}) or --truncate-bits")
 
     racing = _command(
         commands, "race", "race every method on seeded inputs",
@@ -339,7 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     _command(commands, "formats", "print the table of formats",
              "Print every format: bits, precision p, exponent range, unit roundoff, largest "
              "finite value, smallest normal and subnormal, stall point for inputs in [0, 1), "
-             "and how it overflows.", ["fpsum formats", "fpsum formats --json"], command_formats)
+             "and how it overflows; then E8M0, the MX scale; then every value of FP4 and FP6.",
+             ["fpsum formats", "fpsum formats --json"], command_formats)
     return parser
 
 

@@ -31,15 +31,18 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from fractions import Fraction
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 import numpy as np
 
 from .formats import Format
 from .rounding import on_midpoint, round_exact, to_format
+
+T = TypeVar("T")
 
 
 class UsageError(Exception):
@@ -172,3 +175,16 @@ def read_pairs(stream: TextIO, source: str, fmt: Format) -> tuple[np.ndarray, np
         raise UsageError(f"{source}: no pairs of numbers")
     values = _rounded(lines, tokens, fmt, source)
     return values[0::2], values[1::2]
+
+
+def read_source(file: str | None, read: Callable[[TextIO, str], T]) -> T:
+    """``read(stream, source)`` on FILE, or standard input for None or '-'; an unreadable file is a ``UsageError``."""
+    if file in (None, "-"):
+        return read(sys.stdin, "<stdin>")
+    try:
+        with open(file, encoding="utf-8") as handle:
+            return read(handle, file)
+    except OSError as error:
+        raise UsageError(f"{file}: cannot read: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{file}: not a text file (UTF-8)") from None
