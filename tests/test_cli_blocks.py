@@ -1,5 +1,6 @@
 """The command line of issue 27: the new formats in ``fpsum formats`` and ``fpsum sum``, and ``fpsum dot
---block-format``, each against the model's own functions, and its bad input (one line, exit status 2)."""
+--block-format``, each against the model's own functions, and its bad input (one line, exit status 2).
+"""
 
 from __future__ import annotations
 
@@ -66,8 +67,8 @@ def test_dot_with_a_block_format_reports_what_the_model_computes(name: str, monk
     x, y = rng.standard_normal(100), rng.random(100)
     x32, y32 = (to_format(v, FP32).astype(np.float64) for v in (x, y))
     text = "".join(f"{a!r} {b!r}\n" for a, b in zip(x32.tolist(), y32.tolist()))
-    for accumulate, options in ((FP32, ["--accumulate", "fp32"]), (BF16, ["--accumulate", "bf16"]),
-                                (TruncatedAccumulator(14, 4, 128), ["--truncate-bits", "14", "--promote-every", "128"])):
+    truncated = (TruncatedAccumulator(14, 4, 128), ["--truncate-bits", "14", "--promote-every", "128"])
+    for accumulate, options in ((FP32, ["--accumulate", "fp32"]), (BF16, ["--accumulate", "bf16"]), truncated):
         status, out = run(["dot", "--format", "fp32", "--block-format", name, *options, "--json"], text, monkeypatch)
         assert status == 0, out
         report = json.loads(out)
