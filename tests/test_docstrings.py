@@ -12,9 +12,9 @@ from types import ModuleType
 
 import pytest
 
-from fpsum import exact, formats, inputs, methods, race, rounding, sweep, textbook
+from fpsum import block_dot, blocks, e8m0, exact, formats, inputs, methods, race, rounding, sweep, textbook
 
-MODULES = [formats, rounding, inputs, methods, textbook, exact, race, sweep]
+MODULES = [formats, rounding, inputs, methods, textbook, exact, race, sweep, e8m0, blocks, block_dot]
 
 
 def public_functions(module: ModuleType) -> list[str]:

@@ -36,6 +36,7 @@ from fractions import Fraction
 import numpy as np
 
 from .blocks import BlockFormat, Quantized, element_quantum, quantize
+from .exact import exact_sum
 from .formats import FP32, Format
 from .hardware import TruncatedAccumulator
 from .rounding import round_exact
@@ -71,7 +72,8 @@ def _integers(quantized: Quantized) -> np.ndarray:
 def block_values(xq: Quantized, yq: Quantized) -> list[list[Fraction]]:
     """The exact value of each block's part of the dot product, for each row: sum(e_x e_y) * scales.
 
-    ``xq`` and ``yq``: one block format, one shape (..., K), finite values.
+    ``xq`` and ``yq``: one block format, one shape (..., K), finite values
+    (a NaN or inf block has no integers; -0 elements count as 0).
     The products of the elements' integers are summed in int64 in two
     halves (each below 2**48, so 32 of them cannot overflow), then joined
     and scaled as Python integers.
@@ -93,14 +95,19 @@ def block_values(xq: Quantized, yq: Quantized) -> list[list[Fraction]]:
     return rows
 
 
-def _accumulate_rounded(values: Sequence[Fraction], acc: Format) -> float:
-    """Block after block, the running sum plus the block's value, rounded once to ``acc``."""
+# --8<-- [start:accumulate]
+def _accumulate_rounded(values: Sequence[Fraction],
+                        acc: Format) -> float:
+    """Block after block, the running sum plus the
+    block's exact value, rounded once to ``acc``.
+    """
     total = 0.0
     for value in values:
         if not math.isfinite(total):
             break  # an infinity or NaN stays
         total = round_exact(Fraction(total) + value, acc)
     return total
+# --8<-- [end:accumulate]
 
 
 def _accumulate_truncated(values: Sequence[Fraction], model: TruncatedAccumulator, block: int) -> float:
@@ -119,7 +126,7 @@ def check_accumulator(fmt: BlockFormat, accumulate: Accumulator) -> None:
 
     A truncating model's promotion must fall on a step boundary: every
     ``promote_every`` elements must be a whole number of its steps of
-    ``model.block`` blocks.
+    ``model.block`` blocks.  Only the formats are checked: no NaN, inf or -0 is involved.
     """
     if isinstance(accumulate, TruncatedAccumulator) and accumulate.promote_every is not None:
         step = fmt.block * accumulate.block
@@ -134,29 +141,54 @@ def _relative(error: Fraction, reference: Fraction) -> float:
     return float(abs(error) / abs(reference))
 
 
-def block_dot(x: np.ndarray, y: np.ndarray, fmt: BlockFormat, accumulate: Accumulator) -> list[BlockDot]:
-    """Dot products of the rows of ``x`` and ``y`` (float64, shape (..., K), finite) in the block format ``fmt``.
+def _exact_dots(x: np.ndarray, y: np.ndarray) -> list[Fraction]:
+    """The exact dot product of each row: through float64 products where they are exact (inputs that are FP32
+    values, whose products have at most 48 bits), else in Fractions.
+    """
+    rows_x, rows_y = x.reshape(-1, x.shape[-1]), y.reshape(-1, y.shape[-1])
+    if all(np.array_equal(v.astype(np.float32).astype(np.float64), v) for v in (rows_x, rows_y)):
+        return [exact_sum(row) for row in rows_x * rows_y]
+    return [sum((Fraction(a) * Fraction(b) for a, b in zip(xs, ys)), Fraction(0))
+            for xs, ys in zip(rows_x.tolist(), rows_y.tolist())]
 
-    One :class:`BlockDot` per row (a 1-D input is one row).  ``ValueError``
-    for NaN or inf inputs, shapes that differ, K = 0, or an accumulator
-    that cannot take the block format (:func:`check_accumulator`).
+
+def block_dots(x: np.ndarray, y: np.ndarray, fmt: BlockFormat,
+               accumulators: Sequence[Accumulator]) -> list[list[BlockDot]]:
+    """Dot products of the rows of ``x`` and ``y`` (float64, shape (..., K), finite) in the block format ``fmt``,
+    accumulated in each of ``accumulators``: one list per accumulator, one :class:`BlockDot` per row.
+
+    The inputs are quantized, and the block values formed, once for all
+    accumulators.  ``ValueError`` for NaN or inf inputs, shapes that differ,
+    K = 0, or an accumulator that cannot take the block format
+    (:func:`check_accumulator`).
     """
     x64, y64 = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x64.shape != y64.shape:
         raise ValueError(f"x has shape {x64.shape} but y has shape {y64.shape}")
     if not (np.isfinite(x64).all() and np.isfinite(y64).all()):
         raise ValueError("a block-scaled dot product takes finite inputs")
-    check_accumulator(fmt, accumulate)
-    xq, yq = quantize(x64, fmt), quantize(y64, fmt)
-    results = []
-    rows = zip(block_values(xq, yq), x64.reshape(-1, x64.shape[-1]).tolist(), y64.reshape(-1, y64.shape[-1]).tolist())
-    for values, xs, ys in rows:
-        if isinstance(accumulate, TruncatedAccumulator):
-            result = _accumulate_truncated(values, accumulate, fmt.block)
-        else:
-            result = _accumulate_rounded(values, accumulate)
-        exact = sum((Fraction(a) * Fraction(b) for a, b in zip(xs, ys)), Fraction(0))
-        quantized = sum(values, Fraction(0))
-        accumulation = _relative(Fraction(result) - quantized, quantized) if math.isfinite(result) else math.inf
-        results.append(BlockDot(result, exact, quantized, _relative(quantized - exact, exact), accumulation))
-    return results
+    for accumulate in accumulators:
+        check_accumulator(fmt, accumulate)
+    rows = block_values(quantize(x64, fmt), quantize(y64, fmt))
+    exacts = _exact_dots(x64, y64)
+    quantized = [sum(values, Fraction(0)) for values in rows]
+    out = []
+    for accumulate in accumulators:
+        dots = []
+        for values, exact, q in zip(rows, exacts, quantized):
+            if isinstance(accumulate, TruncatedAccumulator):
+                result = _accumulate_truncated(values, accumulate, fmt.block)
+            else:
+                result = _accumulate_rounded(values, accumulate)
+            accumulation = _relative(Fraction(result) - q, q) if math.isfinite(result) else math.inf
+            dots.append(BlockDot(result, exact, q, _relative(q - exact, exact), accumulation))
+        out.append(dots)
+    return out
+
+
+def block_dot(x: np.ndarray, y: np.ndarray, fmt: BlockFormat, accumulate: Accumulator) -> list[BlockDot]:
+    """:func:`block_dots` with one accumulator: one :class:`BlockDot` per row (a 1-D input is one row).
+
+    ``ValueError`` for NaN or inf inputs; -0 is a zero like any other.
+    """
+    return block_dots(x, y, fmt, [accumulate])[0]

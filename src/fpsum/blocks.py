@@ -43,6 +43,7 @@ approximations of them.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -111,38 +112,59 @@ def _by_block(values: np.ndarray, block: int) -> np.ndarray:
     return values.reshape(*values.shape[:-1], padded // block, block)
 
 
-def mx_scale_exponents(amax: np.ndarray, element: Format) -> np.ndarray:
-    """floor(log2(amax)) - emax of the element format, clamped to E8M0's exponents; -127 where amax is 0.
+# --8<-- [start:mx]
+def mx_scale_exponents(amax: np.ndarray,
+                       element: Format) -> np.ndarray:
+    """floor(log2(amax)) - emax of the element format,
+    clamped to E8M0's exponents; -127 where amax is 0.
 
-    ``amax`` finite and non-negative (float64).
+    ``amax`` finite and non-negative (float64); -0 counts as 0.  NaN or inf
+    give a meaningless exponent: :func:`quantize` keeps them out.
     """
-    _, exponent = np.frexp(amax)  # amax = m * 2**exponent with m in [0.5, 1): floor(log2 amax) = exponent - 1
-    shared = np.where(amax > 0, exponent - 1 - element.emax, E8M0_LOWEST)
-    return np.clip(shared, E8M0_LOWEST, E8M0_HIGHEST).astype(np.int64)
+    # amax = m * 2**e, m in [0.5, 1): floor(log2) = e - 1
+    _, exponent = np.frexp(amax)
+    shared = np.where(amax > 0,
+                      exponent - 1 - element.emax,
+                      E8M0_LOWEST)
+    return np.clip(shared, E8M0_LOWEST,
+                   E8M0_HIGHEST).astype(np.int64)
 
 
-def _quantize_mx(blocks: np.ndarray, fmt: BlockFormat) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Elements, values and scales of MX blocks (..., blocks, block)."""
+def _quantize_mx(blocks: np.ndarray, fmt: BlockFormat
+                 ) -> tuple[np.ndarray, np.ndarray,
+                            np.ndarray]:
+    """Elements, values and scales of MX blocks
+    (..., blocks, block).
+    """
     broken = ~np.isfinite(blocks).all(axis=-1)
     safe = np.where(broken[..., np.newaxis], 0.0, blocks)
     amax = np.abs(safe).max(axis=-1)
-    scales = np.ldexp(1.0, mx_scale_exponents(amax, fmt.element))
+    scales = np.ldexp(
+        1.0, mx_scale_exponents(amax, fmt.element))
     top = fmt.element.max_finite
-    scaled = np.clip(safe / scales[..., np.newaxis], -top, top)  # exact division: a power of two
-    elements = to_format(scaled, fmt.element).astype(np.float64)
+    # Exact (a power of two), then clamped: saturation.
+    scaled = np.clip(safe / scales[..., np.newaxis],
+                     -top, top)
+    elements = to_format(scaled, fmt.element)
+    elements = elements.astype(np.float64)
     values = elements * scales[..., np.newaxis]
-    scales = np.where(broken, np.nan, scales)
-    values = np.where(broken[..., np.newaxis], np.nan, values)
-    elements = np.where(broken[..., np.newaxis], np.nan, elements)
-    return elements, values, scales
+    # A block holding NaN or inf: a NaN scale, NaN values.
+    nan = broken[..., np.newaxis]
+    return (np.where(nan, np.nan, elements),
+            np.where(nan, np.nan, values),
+            np.where(broken, np.nan, scales))
+# --8<-- [end:mx]
 
 
 def nvfp4_tensor_scale(amax: float) -> float:
     """NVFP4's FP32 decode scale for a tensor whose largest magnitude is ``amax``: amax / (6 * 448) in FP32.
 
     1.0 for a tensor of zeros; never below FP32's smallest subnormal (a
-    tensor so small would round it to 0).  Finite, non-negative ``amax``.
+    tensor so small would round it to 0).  Finite, non-negative ``amax``
+    (-0 is a tensor of zeros); ``ValueError`` for NaN or inf.
     """
+    if not math.isfinite(amax):
+        raise ValueError(f"a tensor's largest magnitude must be finite, not {amax}")
     if amax == 0:
         return 1.0
     return max(round_exact(Fraction(amax) / Fraction(NVFP4_TARGET), FP32), FP32.smallest_subnormal)
@@ -189,7 +211,10 @@ def quantize(values: np.ndarray, fmt: BlockFormat) -> Quantized:
 
 
 def get_block_format(name: str) -> BlockFormat:
-    """The block format called ``name`` (case-insensitive); ``KeyError`` naming the known ones otherwise."""
+    """The block format called ``name`` (case-insensitive); ``KeyError`` naming the known ones otherwise.
+
+    No value is involved, so no NaN, inf or -0 rule applies.
+    """
     try:
         return BLOCK_FORMATS[name.lower()]
     except KeyError:
@@ -197,12 +222,15 @@ def get_block_format(name: str) -> BlockFormat:
 
 
 def element_quantum(fmt: BlockFormat) -> int:
-    """The exponent of the element format's smallest subnormal: every element is an integer times 2**this."""
+    """The exponent of the element format's smallest subnormal: every element is an integer times 2**this.
+
+    Of finite elements only: a NaN or inf element is no such integer.
+    """
     return fmt.element.emin - fmt.element.precision + 1
 
 
 def describe(fmt: BlockFormat) -> str:
-    """One line: the elements, the block size and the scales."""
+    """One line: the elements, the block size and the scales (no NaN, inf or -0 is involved)."""
     scales = "an E8M0 power of two" if fmt.scale == "e8m0" else "an FP8 E4M3 value, and one FP32 scale per tensor"
     bits = fmt.element.bits + (8 / fmt.block)
     return (f"{fmt.label}: {fmt.element.label} elements in blocks of {fmt.block}, each with {scales} "

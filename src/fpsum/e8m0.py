@@ -61,6 +61,8 @@ def round_e8m0(values: np.ndarray | float) -> np.ndarray:
     Works on the exact float64 value: ``frexp`` splits it into a significand
     in [0.5, 1) and an exponent, and the significand decides between the two
     powers of two around it (at least 0.75, a tie included, means the upper).
+    NaN, inf, 0, -0, negatives and values that round above 2**127 give NaN,
+    E8M0's only special value.
     """
     array = np.asarray(values, dtype=np.float64)
     with np.errstate(invalid="ignore"):

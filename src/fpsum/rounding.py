@@ -191,7 +191,7 @@ def on_midpoint(doubles: np.ndarray, rounded: np.ndarray, fmt: Format) -> np.nda
     midpoint of ``fmt`` (every midpoint of a format narrower than a double is
     itself a double, so none can lie strictly between the value and ``d``).
     Finite ``doubles`` below ``fmt.max_finite`` in magnitude; elsewhere the
-    answer means nothing.
+    answer means nothing (NaN, inf and -0 give False: none of them moved).
     """
     moved: np.ndarray = rounded != doubles
     if not np.any(moved):
@@ -212,6 +212,9 @@ def round_quotient(numerators: np.ndarray, denominators: np.ndarray, fmt: Format
     (:func:`on_midpoint`); those few are redone in exact rationals.  A
     quotient at or beyond the largest value gives +-max_finite whatever the
     format does on overflow (the block scalings clamp: :mod:`fpsum.blocks`).
+    A zero quotient keeps its sign (-0 where the format has one); an inf
+    operand or a zero ``d`` gives +-max_finite, NaN gives NaN (``ValueError``
+    for a format without NaN).
     """
     n = np.asarray(numerators, dtype=np.float64)
     d = np.asarray(denominators, dtype=np.float64)
