@@ -29,8 +29,8 @@ from fpsum.rounding import round_exact
 from fpsum.textbook import add, naive, pairwise
 
 PARAMS = exercises.ExercisesParams()
-TOPIC_PAGES = ("accumulation-error", "error-vs-n", "formats", "beyond-kahan", "dot-products", "in-practice",
-               "conditioning")
+TOPIC_PAGES = ("accumulation-error", "error-vs-n", "formats", "beyond-kahan", "dot-products", "block-formats",
+               "in-practice", "conditioning")
 
 
 @pytest.fixture(scope="module")

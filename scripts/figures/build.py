@@ -16,10 +16,13 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from . import (
+    block_errors,
+    block_outliers,
     blocked,
     conditioning,
     dot_accuracy,
     dot_error,
+    element_values,
     error_vs_n,
     exercises,
     formats_table,
@@ -44,9 +47,9 @@ from .contract import NUMBERS_PATH, flatten
 from .errors import located
 from .record import Built, Record
 
-BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, promotion, weight_updates, conditioning, sum_order,
-            blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy, exercises,
-            numbers, snippets, site_info, looks_css, playground)
+BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, block_errors, promotion, weight_updates, conditioning,
+            sum_order, blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy,
+            exercises, numbers, block_outliers, element_values, snippets, site_info, looks_css, playground)
 """Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
 records first (:func:`longest_first`), so no core is left with a long one at the end."""
 

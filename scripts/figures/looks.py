@@ -68,6 +68,10 @@ LOOKS: dict[str, Look] = {
     # The hardware accumulator model of fpsum.hardware, without and with promotion into FP32.
     "truncated": Look("truncating accumulator", "#3949ab", "#9fa8da", (3.0, 1.2), 2.2, "triangle_down"),
     "promoted": Look("truncating, promoted to FP32", "#00838f", "#4dd0e1", (1.0, 1.0), 2.4, "diamond"),
+    # Block-scaled dot products (fpsum.block_dot): the error of the inputs' quantization, and a BF16
+    # accumulator (in BF16's colours of FORMAT_COLOURS).
+    "quantization": Look("quantization (inputs)", "#5d4037", "#bcaaa4", (), 2.6, ""),
+    "bf16": Look("BF16 accumulator", "#1565c0", "#82b1ff", (6.0, 1.5, 1.0, 1.5), 2.2, "hexagon"),
 }
 """Every method of the model, the exact total and the hardware accumulators; ``LOOKS[m].label`` is what legends say."""
 
@@ -100,9 +104,22 @@ FORMAT_COLOURS: dict[str, tuple[str, str]] = {
     "fp32": ("#37474f", "#cfd8dc"),
     "e4m3": ("#6a1b9a", "#ce93d8"),
     "e5m2": ("#bf4500", "#ffcc80"),
+    "e3m2": ("#00695c", "#80cbc4"),
+    "e2m3": ("#9e7c00", "#ffe082"),
+    "e2m1": ("#b71c1c", "#ef9a9a"),
 }
 """Where a figure compares formats, each one's colour (light, dark): never a method's.  FP32 has the
 uniform input's colours; no figure compares formats and kinds of input at once."""
+
+
+BLOCK_LOOKS: dict[str, Look] = {
+    "mxfp8": Look("MXFP8 (E4M3)", "#6a1b9a", "#ce93d8", (), 2.2, "square"),
+    "mxfp6-e2m3": Look("MXFP6 (E2M3)", "#9e7c00", "#ffe082", (4.0, 1.5), 2.2, "diamond"),
+    "mxfp4": Look("MXFP4", "#b71c1c", "#ef9a9a", (1.2, 1.2), 2.4, "circle"),
+    "nvfp4": Look("NVFP4", "#2e5e1e", "#b9e08f", (6.0, 1.5, 1.0, 1.5), 2.2, "triangle"),
+}
+"""Where a figure compares block-scaled formats, one look each: an MX format in its element format's
+colours (:data:`FORMAT_COLOURS`), NVFP4 in its own, so it differs from MXFP4 in colour, dash and marker."""
 
 
 def format_colour(name: str, palette: Palette) -> str:
@@ -138,7 +155,7 @@ def dark_colours() -> dict[str, str]:
     ``ValueError`` naming it if two tables disagree.  Colours are lower-case
     ``#rrggbb``, as matplotlib writes them.
     """
-    pairs = [(look.light, look.dark) for look in (*LOOKS.values(), *INPUT_LOOKS.values())]
+    pairs = [(look.light, look.dark) for look in (*LOOKS.values(), *INPUT_LOOKS.values(), *BLOCK_LOOKS.values())]
     pairs += list(FORMAT_COLOURS.values())
     pairs += [(getattr(LIGHT, ink), getattr(DARK, ink)) for ink in ("text", "muted", "axis", "grid", "background")]
     dark: dict[str, str] = {}

@@ -37,7 +37,7 @@ from matplotlib.typing import RcKeyType  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from .contract import FigureFiles  # noqa: E402
-from .looks import LIGHT, LOOKS, MARKERS, Palette, dark_colours  # noqa: E402
+from .looks import LIGHT, LOOKS, MARKERS, Look, Palette, dark_colours  # noqa: E402
 from .text import superscript  # noqa: E402
 from .variants import SLIDE_PX, SLIDE_TEXT_PX, Layout, Sizes  # noqa: E402
 
@@ -82,9 +82,14 @@ def method_line(ax: Axes, method: str, x: Any, y: Any, palette: Palette, **overr
     pattern cannot be overridden.  Markers are spread along the line
     (a tenth of the plot apart), edged in the background colour.
     """
+    return look_line(ax, method, LOOKS[method], x, y, palette, **overrides)
+
+
+def look_line(ax: Axes, name: str, look: Look, x: Any, y: Any, palette: Palette, **overrides: Any) -> Line2D:
+    """:func:`method_line` for any look of :mod:`figures.looks` (a block format's, say), tagged ``name``."""
+    method = name
     if "color" in overrides or "ls" in overrides or "linestyle" in overrides:
         raise ValueError(f"the colour and dash of {method!r} come from the looks table, not from a figure")
-    look = LOOKS[method]
     style: dict[str, Any] = {
         "color": look.colour(palette), "lw": look.width, "label": look.label,
         "ls": (0, look.dash) if look.dash else "-",

@@ -99,7 +99,7 @@ def block_values(xq: Quantized, yq: Quantized) -> list[list[Fraction]]:
 def _accumulate_rounded(values: Sequence[Fraction],
                         acc: Format) -> float:
     """Block after block, the running sum plus the
-    block's exact value, rounded once to ``acc``.
+    block's exact value, rounded once to `acc`.
     """
     total = 0.0
     for value in values:

@@ -118,8 +118,9 @@ def mx_scale_exponents(amax: np.ndarray,
     """floor(log2(amax)) - emax of the element format,
     clamped to E8M0's exponents; -127 where amax is 0.
 
-    ``amax`` finite and non-negative (float64); -0 counts as 0.  NaN or inf
-    give a meaningless exponent: :func:`quantize` keeps them out.
+    `amax` finite and non-negative (float64); -0
+    counts as 0.  NaN or inf give a meaningless
+    exponent: quantize() keeps them out.
     """
     # amax = m * 2**e, m in [0.5, 1): floor(log2) = e - 1
     _, exponent = np.frexp(amax)
