@@ -3,7 +3,7 @@
 The built site is served from localhost by a small static server that
 compresses with gzip, as any real host would; Lighthouse 12.2.3 (pinned in
 ``tools/lighthouse``, installed by ``make bench`` with ``npm ci``) drives
-Debian's chromium.  The pages are the ones the sitemap lists, so a new page
+Debian's chromium.  The pages are the built site's HTML files, so a new page
 is measured without being named here.
 
 Goals: Accessibility, Best practices and SEO 100 on every page and preset;
@@ -33,7 +33,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -176,14 +175,11 @@ def serve(site: Path, sent: list[tuple[str, int]] | None = None) -> Iterator[str
 
 
 def site_pages(site: Path) -> list[str]:
-    """Every page the sitemap lists, as paths from the site root (``index.html``, ...)."""
-    tree = ET.parse(site / "sitemap.xml")
-    ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
-    pages = []
-    for loc in tree.getroot().iterfind("s:url/s:loc", ns):
-        path = urlsplit((loc.text or "").strip()).path.lstrip("/")
-        pages.append(path or "index.html")
-    return pages
+    """Every page of the built site, as paths from its root (``index.html``, ...): its HTML files but the 404 page.
+
+    Not the sitemap: a build without an address (no ``SITE_URL``) lists no page there.
+    """
+    return sorted(path.name for path in site.glob("*.html") if path.name != "404.html")
 
 
 def lighthouse_ready() -> str | None:

@@ -59,7 +59,7 @@ class PageWeight:
 
 
 def page_weights(site: Path, pages: list[str] | None = None, browser: Browser | None = None) -> list[PageWeight]:
-    """Load each page (by default every page the sitemap lists) and record what it transfers before it settles.
+    """Load each page (by default every page of the site) and record what it transfers before it settles.
 
     In ``browser`` if given, else in Debian's chromium, launched here; ``RuntimeError`` if it is not installed.
     """

@@ -103,14 +103,15 @@ def doc_pages() -> list[str]:
     return sorted(pages)
 
 
-def sitemap_pages(site_dir: Path) -> list[str]:
-    """The pages the built sitemap lists, as paths in the site."""
+def sitemap_pages(site_dir: Path, address: str) -> list[str]:
+    """The pages the sitemap of a site built at ``address`` (``SITE_URL``) lists, as paths in the site."""
     namespace = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
     root = ET.parse(site_dir / "sitemap.xml").getroot()
     pages = []
     for loc in root.iterfind("s:url/s:loc", namespace):
-        path = urlsplit((loc.text or "").strip()).path.lstrip("/")
-        pages.append(path or "index.html")
+        url = (loc.text or "").strip()
+        assert url.startswith(address), f"{url} is not under the site's address {address}"
+        pages.append(url.removeprefix(address) or "index.html")
     return sorted(pages)
 
 

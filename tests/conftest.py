@@ -24,7 +24,7 @@ from playwright.sync_api import Browser
 from browsing import CHROMIUM_ARGS, Visit, serving
 from figures.site_info import read_citation
 from fresh_loads import Loaded, fresh_loads
-from repocopy import BuiltCopy, build_copy, copy_repo
+from repocopy import ADDRESS, BuiltCopy, build_copy, copy_repo
 from site_archive import archive_folder, pack
 
 REPO = Path(__file__).resolve().parents[1]
@@ -197,3 +197,28 @@ def built_copy(tmp_path_factory: pytest.TempPathFactory) -> BuiltCopy:
 
     folder = once_per_run(tmp_path_factory, "copy", build)
     return BuiltCopy(repo=folder / "repo", site=folder / "site-cold")
+
+
+@pytest.fixture(scope="session")
+def addressed_site(built_copy: BuiltCopy, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The site built with ``SITE_URL`` = :data:`ADDRESS`, as it is published, once per test run.
+
+    Built in a copy of ``built_copy``'s repository, figure cache included; the
+    build's log is ``build.log`` beside the site (``site/``) in the folder returned.
+    """
+
+    def build(folder: Path) -> str | None:
+        repo = folder / "repo"
+        shutil.copytree(built_copy.repo, repo, symlinks=True)
+        result = build_copy(repo, folder / "site", site_url=ADDRESS)
+        (folder / "build.log").write_text(result.stderr)
+        return None if result.returncode == 0 else f"strict build with SITE_URL failed:\n{result.stderr[-4000:]}"
+
+    return once_per_run(tmp_path_factory, "addressed", build)
+
+
+@pytest.fixture(scope="session")
+def addressed_site_url(addressed_site: Path) -> Iterator[str]:
+    """The site built at :data:`ADDRESS`, served on localhost; the URL of its root."""
+    with serving(addressed_site / "site") as url:
+        yield url

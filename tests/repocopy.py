@@ -12,6 +12,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+ADDRESS = "https://mirror.example.org/accumulation/"
+"""The address of the tests' published build (``addressed_site`` in conftest.py): a test address, which no build
+a reader gets names."""
+
+
 def copy_repo(target: Path) -> Path:
     """The repository as it is now (tracked and untracked files, not ignored ones) copied to ``target``.
 
@@ -32,10 +37,17 @@ def copy_repo(target: Path) -> Path:
     return target
 
 
-def build_copy(repo: Path, target: Path) -> subprocess.CompletedProcess[str]:
-    """``mkdocs build --strict`` of a copy of the repository, with the copy's own model on the path."""
+def build_copy(repo: Path, target: Path, site_url: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``mkdocs build --strict`` of a copy of the repository, with the copy's own model on the path.
+
+    Built at the address ``site_url`` (``SITE_URL``), or, for None, without one as ``make site`` builds
+    it by default, whatever ``SITE_URL`` the tests' own environment holds.
+    """
     env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1700000000"),
                PYTHONPATH=str(repo / "src"), NO_MKDOCS_2_WARNING="1", DISABLE_MKDOCS_2_WARNING="true")
+    env.pop("SITE_URL", None)
+    if site_url is not None:
+        env["SITE_URL"] = site_url
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
         cwd=repo, env=env, capture_output=True, text=True, check=False,

@@ -42,6 +42,7 @@ from browsing import (
     wait_until,
 )
 from htmlscan import Page as HtmlPage
+from repocopy import ADDRESS
 
 PAGES = all_pages()
 Opened = Callable[[str], Visit]
@@ -71,8 +72,12 @@ def race_ids(page: Page) -> list[str]:
 # ---------------------------------------------------------------- the pages themselves
 
 
-def test_the_pages_tested_are_the_pages_built(site_dir: Path) -> None:
-    assert sitemap_pages(site_dir) == doc_pages()
+def test_the_pages_tested_are_the_pages_built(site_dir: Path, addressed_site: Path) -> None:
+    """The pages found from docs/ are the pages the sitemap lists (of the build with an address: without one it
+    lists none) and the HTML files built.
+    """
+    assert sitemap_pages(addressed_site / "site", ADDRESS) == doc_pages()
+    assert sorted(p.name for p in site_dir.glob("*.html") if p.name != NOT_FOUND_PAGE) == doc_pages()
     assert (site_dir / NOT_FOUND_PAGE).is_file()
     assert any(has_formulas(site_dir, p) for p in PAGES) and any(has_races(site_dir, p) for p in PAGES)
 
@@ -145,8 +150,12 @@ def serve_sitemap_as_if_deployed(page: Page, site_dir: Path, site_url: str) -> N
 
 
 @pytest.mark.browser
-def test_formulas_are_drawn_after_instant_navigation(browser: Browser, site_url: str, site_dir: Path) -> None:
+def test_formulas_are_drawn_after_instant_navigation(browser: Browser, addressed_site_url: str,
+                                                     addressed_site: Path) -> None:
     """Clicking nav links swaps each page in without a reload, and every formula of each is drawn.
+
+    On the site built with an address (``SITE_URL``): without one there is no
+    instant navigation (``hooks/address.py``, tests/test_citation.py).
 
     One walk through every other page (in the order of their paths), from a
     page without formulas when there is one, as a reader going from page to
@@ -154,6 +163,7 @@ def test_formulas_are_drawn_after_instant_navigation(browser: Browser, site_url:
     use (hooks/formulas.py puts them inside the content that is swapped), and
     the page left takes its own away.
     """
+    site_dir, site_url = addressed_site / "site", addressed_site_url
     pages = doc_pages()
     plain = [p for p in pages if not has_formulas(site_dir, p)]
     start = (plain or pages)[0]

@@ -2,10 +2,12 @@
 
 Each fact of the citation has one home.  The title, the authors, the version
 and the year come from ``CITATION.cff``; the address is mkdocs's ``site_url``
-(``mkdocs.yml``, overridden by ``SITE_URL`` in the environment when the site
-is published elsewhere), read from the build's own config, so the BibTeX
-names the address the pages' canonical links give.  The address is one of
-the record's parameters, so the cache key follows it.
+(``SITE_URL`` in the environment; ``mkdocs.yml`` sets none until the site has
+a public address), read from the build's own config, so the BibTeX names the
+address the pages' canonical links give.  Without an address the BibTeX has
+no url and the cite page says what to give instead: no placeholder host
+reaches a reader.  The address is one of the record's parameters, so the
+cache key follows it.
 """
 
 from __future__ import annotations
@@ -31,17 +33,19 @@ MKDOCS_YML = REPO / "mkdocs.yml"
 
 @dataclass(frozen=True)
 class SiteParams:
-    """The build date and the site's address are parameters, so that the cache key changes with them.
+    """The build date and the site's address (None: not known) are parameters, so that the cache key changes with them.
 
     ``ValueError`` for a date that is not ISO, or an address that is not an
     absolute http(s) URL.
     """
 
     build_date: str
-    site_url: str
+    site_url: str | None
 
     def __post_init__(self) -> None:
         datetime.date.fromisoformat(self.build_date)
+        if self.site_url is None:
+            return
         address = urllib.parse.urlsplit(self.site_url)
         if address.scheme not in ("http", "https") or not address.netloc:
             raise ValueError(f"site_url must be an absolute http(s) address, got {self.site_url!r}")
@@ -53,20 +57,17 @@ def records() -> list[Record]:
     return [Record("site", params, build, inputs=(CITATION,))]
 
 
-def site_url_of_the_build() -> str:
-    """mkdocs's ``site_url`` for this build, as mkdocs has validated it (with its trailing slash).
+def site_url_of_the_build() -> str | None:
+    """mkdocs's ``site_url`` for this build, as mkdocs has validated it (with its trailing slash); None if unset.
 
     During a build, from the config that mkdocs-gen-files hands the build
     scripts (``mkdocs serve`` puts its own local address there).  Outside
     one (tests, tools), from ``mkdocs.yml`` loaded by mkdocs itself, so
-    ``SITE_URL`` in the environment applies in the same way.  ``ValueError``
-    if it is not set: the citation needs the site's address.
+    ``SITE_URL`` in the environment applies in the same way.
     """
     building = FilesEditor._current  # set by mkdocs-gen-files while it runs the build scripts
     config = building.config if building is not None else load_config(str(MKDOCS_YML))
-    if not config.site_url:
-        raise ValueError(f"{MKDOCS_YML.name} sets no site_url (nor does SITE_URL): the citation needs the address")
-    return str(config.site_url)
+    return str(config.site_url) if config.site_url else None
 
 
 def build_date_from_environment() -> str:
@@ -86,15 +87,18 @@ def read_citation() -> dict[str, object]:
     return dict(data)
 
 
-def bibtex(citation: dict[str, object], url: str) -> str:
-    """A BibTeX ``@software`` entry: title, authors, version and year from the CFF; ``url``, the site's address."""
+def bibtex(citation: dict[str, object], url: str | None) -> str:
+    """A BibTeX ``@software`` entry: title, authors, version and year from the CFF; ``url``, the site's address.
+
+    No ``url`` field when the address is None (a build without ``SITE_URL``).
+    """
     authors = citation["authors"]
     assert isinstance(authors, list)
     names = " and ".join(
         "{" + a["name"] + "}" if "name" in a else f"{a['family-names']}, {a['given-names']}" for a in authors
     )
     year = str(citation["date-released"])[:4]
-    fields = {
+    fields: dict[str, str | None] = {
         "author": names,
         "title": "{" + str(citation["title"]) + "}",
         "year": year,
@@ -102,7 +106,7 @@ def bibtex(citation: dict[str, object], url: str) -> str:
         "url": url,
         "note": "Text and figures CC BY 4.0, code MIT",
     }
-    body = ",\n".join(_field(key, value) for key, value in fields.items())
+    body = ",\n".join(_field(key, value) for key, value in fields.items() if value is not None)
     return f"@software{{accumulation_error_{year},\n{body}\n}}"
 
 
@@ -121,7 +125,9 @@ def _field(key: str, value: str) -> str:
 
 
 def build(record_id: str, params: SiteParams) -> Built:
-    """Numbers ``version``, ``build_date`` and ``bibtex``; ``ValueError`` if CITATION.cff's version is not fpsum's."""
+    """Numbers ``version``, ``build_date``, ``bibtex`` and ``address`` (a sentence on the entry's url); ``ValueError``
+    if CITATION.cff's version is not fpsum's.
+    """
     citation = read_citation()
     if str(citation["version"]) != fpsum.__version__:
         raise ValueError(f"{CITATION.name} says version {citation['version']}, fpsum is {fpsum.__version__}")
@@ -129,4 +135,13 @@ def build(record_id: str, params: SiteParams) -> Built:
         "version": fpsum.__version__,
         "build_date": params.build_date,
         "bibtex": bibtex(citation, params.site_url),
+        "address": address_sentence(params.site_url),
     })
+
+
+def address_sentence(url: str | None) -> str:
+    """What the cite page says about the entry's address: the site's, or, for a copy built without one, what to give."""
+    if url is not None:
+        return f"The entry's url is the address this copy was published at, {url}."
+    return ("This copy was built without a public address, so the entry has no url field: add the address "
+            "you read it at (a `url` field), or name the repository and the commit it was built from.")
