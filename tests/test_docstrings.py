@@ -12,9 +12,33 @@ from types import ModuleType
 
 import pytest
 
-from fpsum import block_dot, blocks, e8m0, exact, formats, inputs, methods, race, rounding, sweep, textbook
+from fpsum import (
+    array_rounding,
+    block_dot,
+    blocked,
+    blocks,
+    compensated,
+    e8m0,
+    exact,
+    exact_rounding,
+    formats,
+    inputs,
+    matmul_exact,
+    methods,
+    naive,
+    pairwise,
+    race,
+    rounded_once,
+    rounding,
+    stochastic_rounding,
+    stochastic_sum,
+    sweep,
+    textbook,
+)
 
-MODULES = [formats, rounding, inputs, methods, textbook, exact, race, sweep, e8m0, blocks, block_dot]
+MODULES = [formats, rounding, exact_rounding, array_rounding, rounded_once, stochastic_rounding, inputs,
+           methods, naive, compensated, pairwise, blocked, stochastic_sum, textbook, exact, race, sweep, e8m0,
+           blocks, block_dot, matmul_exact]
 
 
 def public_functions(module: ModuleType) -> list[str]:

@@ -10,6 +10,9 @@ import pytest
 
 import fpsum
 import fpsum.matmul
+import fpsum.matmul_exact
+import fpsum.matmul_operands
+import fpsum.matmul_walk
 from fpsum.dot import DOT_METHODS, dot, dot_running, exact_dot
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
 from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
@@ -78,7 +81,7 @@ def test_groups_of_rows_do_not_change_the_result(monkeypatch: pytest.MonkeyPatch
     at = np.array([10, 50])
     whole = matmul(a, b, FP16, FP16, at=at)
     exact = exact_matmul(a, b, at=at)
-    monkeypatch.setattr(fpsum.matmul, "PRODUCTS_PER_GROUP", 1)  # one row of C at a time
+    monkeypatch.setattr(fpsum.matmul_operands, "PRODUCTS_PER_GROUP", 1)  # one row of C at a time
     assert_same_bits(matmul(a, b, FP16, FP16, at=at), whole)
     np.testing.assert_array_equal(exact_matmul(a, b, at=at), exact)
 
@@ -107,10 +110,10 @@ def test_exact_matmul_by_slices_equals_product_by_product(fmt: Format, kind: str
         a = fpsum.make_inputs(kind, 300, fmt, 8, trials=5)  # type: ignore[arg-type]
         b = fpsum.make_inputs(kind, 300, fmt, 9, trials=4).T  # type: ignore[arg-type]
     at = np.array([1, 7, 64, 300])
-    sliced = fpsum.matmul._exact_by_slices(a, b, at)
+    sliced = fpsum.matmul_exact._exact_by_slices(a, b, at)
     if kind != "codes" or fmt.bits == 8:  # values over a few dozen binades: a few slices hold them
         assert sliced is not None
-    monkeypatch.setattr(fpsum.matmul, "_exact_by_slices", lambda *args: None)
+    monkeypatch.setattr(fpsum.matmul_exact, "_exact_by_slices", lambda *args: None)
     slow = exact_matmul(a, b, at=at)
     if sliced is not None:
         assert_same_bits(sliced, slow)
@@ -119,7 +122,7 @@ def test_exact_matmul_by_slices_equals_product_by_product(fmt: Format, kind: str
 def test_exact_matmul_by_slices_steps_aside_for_values_over_too_many_binades() -> None:
     a = np.array([[2.0**100, 2.0**-100]], dtype=np.float32)
     b = np.array([[1.0], [1.0]], dtype=np.float32)
-    assert fpsum.matmul._exact_by_slices(a, b, np.array([2])) is None
+    assert fpsum.matmul_exact._exact_by_slices(a, b, np.array([2])) is None
     assert exact_matmul(a, b)[0, 0] == 2.0**100 + 2.0**-100  # the slow route, correctly rounded
 
 
@@ -218,16 +221,16 @@ def test_the_naive_walk_skips_stalled_sums_without_changing_a_bit(acc: Format, s
     at = np.array([1, 2, 59, 60, 61, 100, 120])
     want = by_dot_running(a, b, BF16, acc, at)
     skipped = []
-    moving = fpsum.matmul._moving
+    moving = fpsum.matmul_walk._moving
 
     def spy(*args: object) -> np.ndarray:
         result: np.ndarray = moving(*args)  # type: ignore[arg-type]
         skipped.append(int((~result).sum()))
         return result
 
-    monkeypatch.setattr(fpsum.matmul, "SPAN", span)
-    monkeypatch.setattr(fpsum.matmul, "PRODUCTS_PER_STEP", step)
-    monkeypatch.setattr(fpsum.matmul, "_moving", spy)
+    monkeypatch.setattr(fpsum.matmul_walk, "SPAN", span)
+    monkeypatch.setattr(fpsum.matmul_walk, "PRODUCTS_PER_STEP", step)
+    monkeypatch.setattr(fpsum.matmul_walk, "_moving", spy)
     got = matmul(a, b, BF16, acc, at=at)
     assert_same_bits(got, want)
     assert sum(skipped) > 0  # some sums were left alone, so the test tests something
@@ -271,9 +274,9 @@ def test_exact_matmul_over_many_binades_sums_its_levels_exactly() -> None:
     rng = np.random.default_rng(12)
     a = to_format(rng.standard_normal((3, 64)) * 2.0 ** rng.integers(-30, 10, (3, 64)), FP32)
     b = to_format(rng.standard_normal((64, 2)) * 2.0 ** rng.integers(-30, 10, (64, 2)), FP32)
-    slices = fpsum.matmul._slices(a, 21)
+    slices = fpsum.matmul_exact._slices(a, 21)
     assert slices is not None and slices.count == 4
-    assert fpsum.matmul._exact_by_slices(a, b, np.array([64])) is not None
+    assert fpsum.matmul_exact._exact_by_slices(a, b, np.array([64])) is not None
     got = exact_matmul(a, b)
     for i, j in itertools.product(range(3), range(2)):
         assert got[i, j] == float(exact_dot(a[i], b[:, j]))
@@ -294,7 +297,7 @@ def test_correctly_rounded_levels_against_fractions() -> None:
             levels[1][80:100] = 2.0 ** (width - 1)
             levels[-1][90:95] += 1.0
             levels[-1][95:100] -= 1.0
-        got = fpsum.matmul._correctly_rounded(levels, width, -30)
+        got = fpsum.matmul_exact._correctly_rounded(levels, width, -30)
         for index in range(400):
             exact = sum((Fraction(float(level[index])) * 2 ** ((count - 1 - place) * width)
                          for place, level in enumerate(levels)), Fraction(0))
@@ -308,7 +311,7 @@ def test_exact_matmul_by_slices_of_tiny_and_huge_values(scale: float) -> None:
     rng = np.random.default_rng(14)
     a = to_format(rng.standard_normal((2, 50)) * scale, FP32)
     b = to_format(rng.standard_normal((50, 3)), FP32)
-    assert fpsum.matmul._exact_by_slices(a, b, np.array([50])) is not None
+    assert fpsum.matmul_exact._exact_by_slices(a, b, np.array([50])) is not None
     got = exact_matmul(a, b)
     for i, j in itertools.product(range(2), range(3)):
         assert got[i, j] == float(exact_dot(a[i], b[:, j]))
@@ -328,9 +331,9 @@ def test_exact_matmul_by_matrix_products_or_term_by_term(fmt: Format, sparse: fl
     b = rng.standard_normal((200, 3)) * np.where(rng.random((200, 3)) < 0.1, 2.0 ** rng.integers(-20, 0, (200, 3)), 1)
     a[0, :7], b[:5, 1] = 0.0, -0.0
     a, b = to_format(a, fmt), to_format(b, fmt)
-    monkeypatch.setattr(fpsum.matmul, "SPARSE", sparse)
+    monkeypatch.setattr(fpsum.matmul_exact, "SPARSE", sparse)
     at = np.array([1, 16, 17, 150, 200])
-    got = fpsum.matmul._exact_by_slices(a, b, at)
+    got = fpsum.matmul_exact._exact_by_slices(a, b, at)
     assert got is not None
     for (t, k), i, j in itertools.product(enumerate(at.tolist()), range(4), range(3)):
         assert got[t, i, j] == float(exact_dot(a[i, :k], b[:k, j])), (t, i, j)

@@ -178,7 +178,7 @@ def test_pairwise_at_in_chunks_of_any_size(fmt: Format, kind: str, monkeypatch: 
     want = cached_reference("pairwise", fmt.name, kind, 257)
 
     def check(chunk: int) -> None:
-        monkeypatch.setattr("fpsum.methods.PAIRWISE_CHUNK", chunk)
+        monkeypatch.setattr("fpsum.pairwise.PAIRWISE_CHUNK", chunk)
         assert_same_bits(pairwise_at(values, fmt, np.arange(1, 258)), want)
         counts = np.array([257, 64, 1, 128, 65, 256, 64])
         assert_same_bits(pairwise_at(values, fmt, counts), want[:, counts - 1])
@@ -197,7 +197,7 @@ def test_naive_at_carries_the_running_total_across_blocks(fmt: Format, kind: str
     want = cached_reference("naive", fmt.name, kind, 257)  # reference.naive, row by row
 
     def check(block: int) -> None:
-        monkeypatch.setattr("fpsum.methods.NAIVE_BLOCK", block * TRIALS)
+        monkeypatch.setattr("fpsum.naive.NAIVE_BLOCK", block * TRIALS)
         assert_same_bits(naive_at(values, fmt, np.arange(1, 258)), want)
         counts = np.array([257, 1, 64, 65, 64, 2])
         assert_same_bits(naive_at(values, fmt, counts), want[:, counts - 1])
@@ -214,7 +214,7 @@ def test_naive_at_skips_only_what_stalls(fmt: Format, block: int, monkeypatch: p
     back, -5/8 moves the sum to S - 1 (odd), where 1/2 is a tie that moves it back to S; then larger
     inputs, a total of the other sign, overflow and NaN.  A row of each sign; every total is the one-pass one.
     """
-    monkeypatch.setattr("fpsum.methods.NAIVE_BLOCK", block * 2)
+    monkeypatch.setattr("fpsum.naive.NAIVE_BLOCK", block * 2)
     stall = int(fmt.stall_point)
     pieces = [[1.0] * (stall + 9), [0.4375] * 40, [-0.4375] * 7, [-0.5] * 7, [-0.625], [0.4375] * 9, [0.5] * 3,
               [0.4375] * 9, [3.0] * 5, [0.4375] * 20, [-4.0 * stall] * 3, [0.4375] * 11, [fmt.max_finite] * 3,
