@@ -1,4 +1,5 @@
-"""`make bench`: model throughput, build times, animation sizes and page weights (not a test).
+"""`make bench`: model throughput, build times, what a model edit rebuilds, animation sizes and page weights
+(not a test).
 
 Goals on the 2-core reference machine (each printed beside its number): a
 cold build (empty figure cache) in at most 8 s, with each record's time; a
@@ -56,6 +57,24 @@ def figure_times() -> None:
         print(f"    {name:28s} {seconds:6.2f} s")
 
 
+def edit_reach() -> None:
+    """How many records an edit of each model module rebuilds: those whose key holds the module (the modules
+    their builder imports, at any depth; see figures/cache.py).  Read from the sources, nothing is built.
+    """
+    from figures.build import registry
+    from figures.cache import ROOTS, Sources
+
+    records = registry()
+    sources = Sources()
+    keyed = [sources.modules(record) for record in records]
+    model = sorted(name for name in sources.graph.everything() if name.partition(".")[0] == "fpsum")
+    print(f"\nrecords an edit of each model module rebuilds (of {len(records)}):")
+    for name in model:
+        path = sources.graph.find(name)
+        shown = path.relative_to(ROOTS[0]) if path is not None else name
+        print(f"  {str(shown):28s} {sum(name in modules for modules in keyed):3d}")
+
+
 def _copy_repository(target: Path) -> None:
     """The tracked and untracked, not ignored, files of the repository (no figure cache) copied to ``target``."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
@@ -69,8 +88,9 @@ def _copy_repository(target: Path) -> None:
 def serve_edit_seconds(port: int = 8765, timeout: float = 180.0) -> float:
     """Seconds from an edit of a model file to ``mkdocs serve`` having rebuilt the site, in a copy of the repo.
 
-    Every figure depends on the model, so this is the cold-build path plus
-    noticing the edit.  ``RuntimeError`` if the server does not start or
+    ``fpsum/__init__.py`` imports ``formats.py``, so every record whose
+    builder imports the model is rebuilt (:func:`edit_reach`): nearly the
+    cold-build path, plus noticing the edit.  ``RuntimeError`` if the server does not start or
     rebuild within ``timeout`` seconds.
     """
     import queue
@@ -270,6 +290,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
         builds(site)
+        edit_reach()
         print("\nrace animations (limit 150 KB each):")
         for svg in sorted((site / "figures").glob("race-*.svg")):
             size = svg.stat().st_size

@@ -42,7 +42,7 @@ from . import (
     sum_order,
     weight_updates,
 )
-from .cache import CACHE_DIR, REPO, cache_key, environment_fingerprint, lookup, packages_digest, store
+from .cache import CACHE_DIR, REPO, Sources, cache_key, environment_fingerprint, lookup, store
 from .contract import NUMBERS_PATH, flatten
 from .errors import located
 from .record import Built, Record
@@ -170,11 +170,11 @@ def build_all(records: list[Record] | None = None, workers: int | None = None
     Two records writing the same file is an error: each thing on the site has one maker.
     """
     records = records if records is not None else registry()
-    packages, environment = packages_digest(), environment_fingerprint()
+    sources, environment = Sources(), environment_fingerprint()
     results: dict[str, Built] = {}
     missing = []
     for record in records:
-        key = cache_key(record, packages, environment)
+        key = cache_key(record, sources, environment)
         hit = lookup(key)
         if hit is None:
             missing.append((record, key))

@@ -34,8 +34,10 @@ class Record:
     """One thing to build: its id, its parameters (a frozen dataclass) and its builder.
 
     ``build(id, params)`` returns the record's files and numbers.  ``inputs``
-    lists files outside the model and builder packages that the builder
-    reads (snippets, CITATION.cff): their bytes go into the cache key too.
+    lists the files the builder reads other than by importing them
+    (snippets, CITATION.cff, a module read as text): their bytes go into the
+    cache key too.  The modules it imports, and the non-Python files of the
+    model and builder packages, are in the key already (:mod:`figures.cache`).
     ``ValueError`` for an id that is not lower-case letters, digits and hyphens.
     """
 

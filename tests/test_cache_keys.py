@@ -1,0 +1,283 @@
+"""A record's cache key covers what its builder runs, and an edit changes the keys of its importers only.
+
+The proof that no record can go stale builds every record in a fresh
+interpreter and holds the modules it loaded to the key's; the other tests
+read keys alone, and the import reader on small packages of their own.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from figures import cache, imports
+from figures.build import BUILDERS, registry
+from figures.cache import ROOTS, Sources, builder_module, cache_key
+from figures.imports import ImportGraph
+from figures.record import Built, Record
+
+ENVIRONMENT = "python=test"  # the environment's part of the key is not under test here
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+# The import reader, on small packages written for the test.
+
+PACKAGE = {
+    "pkg/__init__.py": "from .names import NAME\n",
+    "pkg/names.py": "NAME = 1\n",
+    "pkg/relative.py": "from .plain import f\nfrom . import sibling\n",
+    "pkg/plain.py": "def f() -> None:\n    pass\n",
+    "pkg/sibling.py": "",
+    "pkg/from_package.py": "from pkg import sibling, NAME\n",
+    "pkg/name_only.py": "from pkg import NAME\n",
+    "pkg/lazy.py": ("import numpy\n\n\ndef later() -> None:\n    import pkg.deep.inner\n\n\n"
+                    "class Holder:\n    try:\n        from .plain import f\n    except ImportError:\n"
+                    "        with open('x'):\n            import pkg.sibling as alias\n"),
+    "pkg/deep/__init__.py": "from ..names import NAME\n",
+    "pkg/deep/inner.py": "from .. import plain\nfrom .leaf import *\n",
+    "pkg/deep/leaf.py": "",
+    "pkg/deep/other.py": "from ...above import nothing\n",
+    "pkg/uses_sub.py": "from .deep.inner import x\n",
+    "pkg/star.py": "from pkg.deep import *\n",
+    "pkg/computed.py": "import importlib\n\n\ndef load(name):\n    return importlib.import_module(name)\n",
+    "pkg/literal.py": "import importlib\n\nimportlib.import_module('pkg.sibling')\n",
+    "pkg/literal_by_name.py": "from importlib import import_module\n\nimport_module('pkg.plain')\n",
+    "pkg/renamed.py": "from importlib import import_module as load\n",
+    "pkg/handed_on.py": "import importlib\n\nloader = importlib.import_module\n",
+    "pkg/broken.py": "def (:\n",
+    "alone.py": "import pkg.plain\n",
+}
+INIT = {"pkg", "pkg.names"}
+"""What importing any module of ``pkg`` runs: the package's ``__init__.py`` and what it imports."""
+
+
+@pytest.fixture
+def graph(tmp_path: Path) -> ImportGraph:
+    return ImportGraph([_write(tmp_path / "root", PACKAGE)])
+
+
+def test_a_relative_import_resolves_from_the_module_s_package(graph: ImportGraph) -> None:
+    assert graph.closure({"pkg.relative"}) == INIT | {"pkg.relative", "pkg.plain", "pkg.sibling"}
+
+
+def test_from_a_package_a_submodule_counts_and_a_name_of_its_init_does_not_add_a_module(graph: ImportGraph) -> None:
+    assert graph.closure({"pkg.from_package"}) == INIT | {"pkg.from_package", "pkg.sibling"}
+    assert graph.closure({"pkg.name_only"}) == INIT | {"pkg.name_only"}
+
+
+def test_imports_inside_functions_classes_try_and_with_count(graph: ImportGraph) -> None:
+    deep = {"pkg.deep", "pkg.deep.inner", "pkg.deep.leaf"}
+    assert graph.closure({"pkg.lazy"}) == INIT | deep | {"pkg.lazy", "pkg.plain", "pkg.sibling"}
+
+
+def test_a_subpackage_s_init_runs_with_any_module_inside_it(graph: ImportGraph) -> None:
+    assert graph.imports("pkg.uses_sub") >= {"pkg.deep", "pkg.deep.inner"}
+    assert graph.closure({"pkg.uses_sub"}) == INIT | {"pkg.uses_sub", "pkg.deep", "pkg.deep.inner", "pkg.deep.leaf",
+                                                      "pkg.plain"}
+
+
+def test_a_star_import_from_a_package_counts_every_module_in_it(graph: ImportGraph) -> None:
+    assert graph.imports("pkg.star") >= {"pkg.deep.inner", "pkg.deep.leaf", "pkg.deep.other"}
+
+
+def test_a_relative_import_above_the_top_package_is_left_out(graph: ImportGraph) -> None:
+    assert graph.closure({"pkg.deep.other"}) == INIT | {"pkg.deep", "pkg.deep.other"}
+
+
+def test_a_module_outside_a_package_and_imports_from_outside_the_roots(graph: ImportGraph) -> None:
+    assert graph.closure({"alone"}) == INIT | {"alone", "pkg.plain"}
+    assert "numpy" not in graph.imports("pkg.lazy")
+    assert graph.closure({"numpy", "no.such.module"}) == frozenset()
+
+
+def test_a_literal_dynamic_import_counts_and_a_computed_or_unparsable_one_counts_everything(
+        graph: ImportGraph) -> None:
+    assert graph.imports("pkg.literal") == {"pkg", "pkg.sibling"}
+    assert graph.imports("pkg.literal_by_name") == {"pkg", "pkg.plain"}
+    everything = graph.everything()
+    assert {"alone", "pkg", "pkg.deep", "pkg.deep.leaf", "pkg.broken"} <= everything
+    for module in ("pkg.computed", "pkg.renamed", "pkg.handed_on", "pkg.broken"):
+        assert graph.imports(module) == everything, module
+
+
+def test_the_first_root_with_a_package_has_all_of_it(tmp_path: Path) -> None:
+    first = _write(tmp_path / "first", {"pkg/__init__.py": "", "pkg/a.py": ""})
+    second = _write(tmp_path / "second", {"pkg/__init__.py": "", "pkg/a.py": "", "pkg/b.py": "", "solo.py": ""})
+    graph = ImportGraph([first, second])
+    assert graph.find("pkg.a") == first / "pkg" / "a.py"
+    assert graph.find("pkg.b") is None  # Python looks in the first pkg/ only
+    assert graph.find("solo") == second / "solo.py"
+
+
+def test_a_namespace_folder_holds_modules_but_is_none(tmp_path: Path) -> None:
+    root = _write(tmp_path / "root", {"space/mod.py": "import space.other\n", "space/other.py": ""})
+    graph = ImportGraph([root])
+    assert graph.find("space") is None
+    assert graph.closure({"space.mod"}) == {"space.mod", "space.other"}
+
+
+def test_each_module_is_parsed_once_however_many_records_use_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    parse = ast.parse
+
+    def counting(source: str | bytes, filename: str = "<unknown>", *args: object, **kwargs: object) -> ast.Module:
+        parsed.append(filename)
+        return parse(source, filename, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(imports.ast, "parse", counting)
+    sources = Sources()
+    for record in registry():
+        cache_key(record, sources, ENVIRONMENT)
+    assert parsed, "no module was parsed"
+    assert len(parsed) == len(set(parsed)), sorted(name for name in parsed if parsed.count(name) > 1)
+
+
+# The keys of the registry's records, from a copy of the sources that a test may edit.
+
+
+@pytest.fixture(scope="module")
+def records() -> list[Record]:
+    return registry()
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> tuple[Path, ...]:
+    """The model's and the builders' sources (``src``, ``scripts``) copied: the roots of keys to edit."""
+    roots = tuple(tmp_path / root.name for root in ROOTS)
+    for root, target in zip(ROOTS, roots):
+        shutil.copytree(root, target, ignore=shutil.ignore_patterns("__pycache__"))
+    return roots
+
+
+def _keys(records: list[Record], roots: tuple[Path, ...]) -> dict[str, str]:
+    sources = Sources(roots)
+    return {record.id: cache_key(record, sources, ENVIRONMENT) for record in records}
+
+
+def test_keys_depend_on_the_sources_contents_not_on_where_they_are(records: list[Record],
+                                                                  copy: tuple[Path, ...]) -> None:
+    keys = _keys(records, ROOTS)
+    assert _keys(records, copy) == keys
+    assert len(set(keys.values())) == len(records), "two records share a key"
+
+
+@pytest.mark.parametrize("module", ["src/fpsum/hardware.py", "src/fpsum/blocks.py", "scripts/figures/csvfile.py",
+                                    "scripts/figures/races.py", "scripts/figures/race/svg.py"])
+def test_an_edit_changes_the_keys_of_the_records_that_import_the_module_and_no_other(
+        records: list[Record], copy: tuple[Path, ...], module: str) -> None:
+    sources = Sources(copy)
+    before = {record.id: cache_key(record, sources, ENVIRONMENT) for record in records}
+    importers = {record.id for record in records if module_file(copy, module) in key_files(sources, record)}
+    edited = module_file(copy, module)
+    edited.write_bytes(edited.read_bytes() + b"\n# an edit that changes no behaviour\n")
+    after = _keys(records, copy)
+    assert importers, f"no record imports {module}: pick another module for this test"
+    assert {name for name in before if before[name] != after[name]} == importers
+
+
+def test_editing_a_builder_module_changes_its_records_keys_and_not_every_key(records: list[Record],
+                                                                             copy: tuple[Path, ...]) -> None:
+    """Said without the import graph: the records a module defines are rebuilt, those of some other are not."""
+    before = _keys(records, copy)
+    races = copy[1] / "figures" / "races.py"
+    races.write_text(races.read_text() + "\n# an edit that changes no behaviour\n")
+    after = _keys(records, copy)
+    changed = {name for name in before if before[name] != after[name]}
+    assert {record.id for record in records if record.build.__module__ == "figures.races"} <= changed
+    assert changed != set(before)
+
+
+def test_a_model_module_most_records_do_not_import_leaves_most_keys_alone(records: list[Record],
+                                                                          copy: tuple[Path, ...]) -> None:
+    before = _keys(records, copy)
+    blocks = copy[0] / "fpsum" / "blocks.py"
+    blocks.write_text(blocks.read_text() + "\n# an edit that changes no behaviour\n")
+    after = _keys(records, copy)
+    unchanged = [name for name in before if before[name] == after[name]]
+    assert len(unchanged) > len(records) / 2, f"an edit of fpsum/blocks.py rebuilds all but {unchanged}"
+    blocks.write_text(blocks.read_text().removesuffix("\n# an edit that changes no behaviour\n"))
+    assert _keys(records, copy) == before, "the edit undone, the keys are not those before it"
+
+
+def test_a_file_of_a_package_that_is_not_python_changes_every_key(records: list[Record],
+                                                                   copy: tuple[Path, ...]) -> None:
+    before = _keys(records, copy)
+    (copy[0] / "fpsum" / "table.json").write_text("[]\n")
+    after = _keys(records, copy)
+    assert all(before[name] != after[name] for name in before)
+
+
+def test_a_builder_outside_the_sources_is_keyed_on_all_of_them(copy: tuple[Path, ...]) -> None:
+    record = Record("outside", _Params(), lambda _id, _params: Built(files={}))
+    sources = Sources(copy)
+    assert key_files(sources, record) >= {path for path in copy[0].rglob("*.py") if "__pycache__" not in path.parts}
+    key = cache_key(record, sources, ENVIRONMENT)
+    hardware = copy[0] / "fpsum" / "hardware.py"
+    hardware.write_text(hardware.read_text() + "\n# an edit that changes no behaviour\n")
+    assert cache_key(record, Sources(copy), ENVIRONMENT) != key
+
+
+@dataclass(frozen=True)
+class _Params:
+    n: int = 1
+
+
+def module_file(roots: tuple[Path, ...], module: str) -> Path:
+    """``module`` (a path from the repository's top, ``src/fpsum/x.py``) in the copy."""
+    return roots[0].parent / module
+
+
+def key_files(sources: Sources, record: Record) -> set[Path]:
+    """The files of the modules in the record's key."""
+    files = {sources.graph.find(name) for name in sources.modules(record)}
+    return {path for path in files if path is not None}
+
+
+# The proof: every module a record's build loads is in its key.
+
+LOADED = """
+import importlib, json, sys
+from pathlib import Path
+builder = importlib.import_module(sys.argv[1])
+for record in builder.records():
+    record.build(record.id, record.params)
+roots = [Path(root).resolve() for root in sys.argv[2:]]
+files = {str(Path(module.__file__).resolve()) for module in list(sys.modules.values())
+         if getattr(module, "__file__", None)}
+print(json.dumps(sorted(name for name in files if any(Path(name).is_relative_to(root) for root in roots))))
+"""
+
+
+@pytest.mark.timeout(600)  # slow: builds the module's records (block_errors' two take about 20 s each)
+@pytest.mark.parametrize("builder", [module.__name__ for module in BUILDERS])
+def test_every_module_a_build_loads_is_in_its_key(builder: str) -> None:
+    """Measured, not read: the builder module alone is imported in a fresh interpreter, its records built, and
+    every loaded module under ``src`` and ``scripts`` (``fpsum``, ``figures`` and what they import) must be in
+    the key of each of its records.
+    """
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, ROOTS)))
+    done = subprocess.run([sys.executable, "-c", LOADED, builder, *map(str, ROOTS)], cwd=cache.REPO, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    loaded = {Path(name) for name in json.loads(done.stdout.splitlines()[-1])}
+    assert any(path.name == f"{builder.rpartition('.')[2]}.py" for path in loaded), "the builder was not loaded"
+    sources = Sources()
+    built = [record for record in registry() if builder_module(record) == builder]
+    assert built, f"{builder} declares no record"
+    for record in built:
+        missing = loaded - {path.resolve() for path in key_files(sources, record)}
+        assert not missing, f"{record.id}'s key lacks modules its build loaded: {sorted(map(str, missing))}"
