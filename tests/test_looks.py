@@ -159,3 +159,8 @@ def test_every_slide_png_shows_its_methods_in_the_tables_light_colours(site_dir:
             if method not in drawn and count > 5:
                 wrong.append(f"{png.name}: {count} pixels in {method}'s colour, which it does not draw")
     assert not wrong, "\n".join(wrong)
+
+
+def test_every_look_key_can_name_a_css_property() -> None:
+    """A look's key becomes ``--look-<key>`` and the ids the tests read back (``look-<key>-N``): letters only."""
+    assert [key for key in LOOKS if not re.fullmatch(r"[a-z]+", key)] == []

@@ -36,8 +36,8 @@ from .variants import Layout, Sizes
 SIZES = Sizes(wide=(7.0, 5.4), narrow=(4.5, 11.5))
 """Inches: four panels in a 2 x 2 grid, or stacked on a phone; the legend below them."""
 ACCUMULATORS = ("fp32", "truncated", "bf16")
-"""The accumulators of the figure; their looks are :data:`figures.looks.LOOKS` ``wide``, ``truncated``, ``bf16``."""
-LOOK_OF = {"fp32": "wide", "truncated": "truncated", "bf16": "bf16"}
+"""The accumulators of the figure; their looks are :data:`figures.looks.LOOKS` ``wide``, ``truncated``, ``bfloat``."""
+LOOK_OF = {"fp32": "wide", "truncated": "truncated", "bf16": "bfloat"}
 FLOOR = 1e-9
 """Errors below this (an exact median is 0) are left out of the log axes; the caption says so."""
 

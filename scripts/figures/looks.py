@@ -69,9 +69,10 @@ LOOKS: dict[str, Look] = {
     "truncated": Look("truncating accumulator", "#3949ab", "#9fa8da", (3.0, 1.2), 2.2, "triangle_down"),
     "promoted": Look("truncating, promoted to FP32", "#00838f", "#4dd0e1", (1.0, 1.0), 2.4, "diamond"),
     # Block-scaled dot products (fpsum.block_dot): the error of the inputs' quantization, and a BF16
-    # accumulator (in BF16's colours of FORMAT_COLOURS).
+    # accumulator (a method's look, so not BF16's colours of FORMAT_COLOURS; a key of letters alone,
+    # as every key is: it names a CSS custom property, --look-<key>).
     "quantization": Look("quantization (inputs)", "#5d4037", "#bcaaa4", (), 2.6, ""),
-    "bf16": Look("BF16 accumulator", "#1565c0", "#82b1ff", (6.0, 1.5, 1.0, 1.5), 2.2, "hexagon"),
+    "bfloat": Look("BF16 accumulator", "#0277bd", "#4fc3f7", (6.0, 1.5, 1.0, 1.5), 2.2, "hexagon"),
 }
 """Every method of the model, the exact total and the hardware accumulators; ``LOOKS[m].label`` is what legends say."""
 
