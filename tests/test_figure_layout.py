@@ -14,6 +14,7 @@ import io
 import json
 import re
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ from matplotlib.figure import Figure
 from PIL import Image
 
 import fpsum
-from figures import blocked, error_vs_n, looks, mpl, neumaier, races, spacing, stochastic_race
+from figures import blocked, error_vs_n, looks, mpl, mpl_render, neumaier, races, spacing, stochastic_race
 from figures.build import registry
 from figures.contract import FigureFiles
 from figures.looks import DARK, LIGHT, Palette
@@ -285,11 +286,11 @@ def test_ticks_are_made_only_in_view_and_the_drawing_does_not_change() -> None:
                 made.append([float(x) for x in axis.get_majorticklocs()])
 
     styled = mpl.style_axes
-    mpl.style_axes = unwrapped  # type: ignore[assignment]
+    mpl_render.style_axes = unwrapped  # type: ignore[assignment]  # what render calls
     try:
         as_matplotlib = mpl.render(draw, "ticks", TICKS)
     finally:
-        mpl.style_axes = styled  # type: ignore[assignment]
+        mpl_render.style_axes = styled  # type: ignore[assignment]
     assert with_view_ticks == as_matplotlib
     with plt.rc_context(mpl.RC):
         fig = draw(LIGHT)
@@ -372,6 +373,19 @@ def test_the_slide_png_is_matplotlibs_picture_on_white_without_the_alpha_channel
     blended = [round(255 * 0.8 + channel * 0.2) for channel in (0x2E, 0x7D, 0x32)]
     assert np.abs(pixel.astype(int) - blended).max() <= 2, (pixel, blended)
     assert round(ours.info["dpi"][0]) == 480
+
+
+def test_every_title_is_drawn_in_the_palettes_text_colour_wherever_it_is_placed(figure: Callable[..., Figure]) -> None:
+    """A title placed left or right (``loc=``) is coloured as the centre one: in the saved SVG, not left black."""
+    fig = figure(figsize=(6.0, 3.0))
+    ax = fig.subplots()
+    for loc in ("left", "center", "right"):
+        ax.set_title(f"{loc} title", loc=loc, fontsize="medium")
+    mpl.style_axes(fig, DARK)
+    root = ET.fromstring(mpl.svg_bytes(fig))
+    fills = {text.text: dict(part.split(": ", 1) for part in text.get("style", "").split("; ")).get("fill")
+             for text in root.iter("{http://www.w3.org/2000/svg}text") if (text.text or "").endswith(" title")}
+    assert fills == {"left title": DARK.text, "center title": DARK.text, "right title": DARK.text}
 
 
 # ---------------------------------------------------------------- the real figures, with their real data

@@ -205,7 +205,7 @@ def draw_orders(results: list[Orders], params: OrderParams, palette: Palette, la
         ax.set_ylabel("% of orders")
         case = f"{r.fmt.label}, {fpsum.INPUT_LABELS[r.kind]}: exact {number(r.exact, 2)}"
         ax.set_title(f"{case}\n" + spread_of(r).replace("; ", "\n") if layout.narrow else f"{case}; {spread_of(r)}",
-                     fontsize="medium", loc="left", color=palette.text)  # style_axes colours ax.title only
+                     fontsize="medium", loc="left")
         ax.set_xscale("symlog", **SYMLOG)
         ax.set_xlim(-limit, limit)
         symlog_ticks(ax.xaxis, limit, 2 if layout.narrow else 1)

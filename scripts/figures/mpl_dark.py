@@ -1,0 +1,43 @@
+"""A figure's dark SVG, made from its light one by swapping each colour for its dark counterpart.
+
+A figure is drawn once, in the light palette; its palettes differ in
+colour only (tested on real figures), so the dark file needs no second
+drawing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .looks import dark_colours
+
+SVG_COLOUR = re.compile(rb"#[0-9a-fA-F]{6}(?![0-9a-zA-Z_-])")
+"""A colour in matplotlib's SVG (``fill: #c0392b``); links to ids never match: an id starts with m, p or h
+(``url(#p3623274f2)``)."""
+
+
+class RecolourError(ValueError):
+    """A light figure has something its dark one cannot be made from by changing colours."""
+
+
+def dark_svg(svg: bytes, dark: dict[str, str] | None = None) -> bytes:
+    """The dark palette's SVG of a figure drawn in the light palette: each colour swapped for its dark one.
+
+    A figure's palettes differ in colour only (tested on real figures): same
+    texts, lines and layout.  ``dark`` maps lower-case light colours to dark
+    ones (:func:`figures.looks.dark_colours` by default).  ``RecolourError``
+    naming the colour if one has no dark counterpart (a colour drawn outside
+    the tables of ``figures.looks``), and for an embedded raster image, whose
+    pixels no swap of colours reaches.
+    """
+    table = dark_colours() if dark is None else dark
+    if b"<image" in svg:
+        raise RecolourError("the figure embeds a raster image, which cannot be recoloured for the dark palette")
+
+    def swap(colour: re.Match[bytes]) -> bytes:
+        light = colour.group().decode().lower()
+        if light not in table:
+            raise RecolourError(f"the colour {light} has no dark counterpart: draw it from a table of figures.looks")
+        return table[light].encode()
+
+    return SVG_COLOUR.sub(swap, svg)
