@@ -341,29 +341,44 @@ def test_the_page_works_from_disk(browser: Browser, unpacked: Path) -> None:
         visit.close()
 
 
-def test_a_long_run_keeps_the_page_answering(browser: Browser, site_url: str) -> None:
-    """2^20 inputs in a worker: the page's frames keep coming while it computes (no frame waits 200 ms).
+RUN_FRAMES_JS = """(() => {
+  // Set before the page's own scripts: frames from the first one in which the run is under way to its end.
+  const seen = window.__runFrames = {count: 0, worst: 0, run: null};
+  let start = null, last = null;
+  const frame = (now) => {
+    const state = document.getElementById('fpsum-playground')?.dataset.state;
+    if (state === 'running') {
+      if (start === null) { start = now; } else { seen.worst = Math.max(seen.worst, now - last); seen.count += 1; }
+      last = now;
+    } else if (start !== null) { seen.run = now - start; return; }
+    requestAnimationFrame(frame);
+  };
+  requestAnimationFrame(frame);
+})();"""
 
-    The gaps between frames are counted while the run is under way; drawing its results, once it
-    is done, is a task of the page's like any other.
+
+def test_a_long_run_keeps_the_page_answering(browser: Browser, site_url: str) -> None:
+    """2^20 inputs in a worker: the page keeps drawing frames while it computes.
+
+    Measured against the run itself, not the clock (issue 28: a fixed 200 ms bound failed at 433 ms on a
+    loaded machine), from the page's first frame on, so a quick run is seen too: at least three frames are
+    drawn while the run is under way, and no gap between two of them takes half the run.  A run on the
+    main thread, in one piece, would draw none until it was done.  Drawing its results, once it is done,
+    is a task of the page's like any other.
     """
     query = "?format=fp16&methods=naive,kahan,pairwise&inputs=uniform&n=1048576&seed=0"
-    visit = open_playground(browser, site_url, query)
+    visit = Visit(browser, site_url)
     try:
         page = visit.page
-        longest = page.evaluate("""() => new Promise(done => {
-          let last = performance.now(), worst = 0;
-          const frame = (now) => {
-            const state = document.getElementById('fpsum-playground').dataset.state;
-            if (state === 'done' || state === 'error') { done(worst); return; }
-            worst = Math.max(worst, now - last); last = now;
-            requestAnimationFrame(frame);
-          };
-          requestAnimationFrame(frame);
-        })""")
+        page.add_init_script(RUN_FRAMES_JS)
+        page.goto(f"{site_url}{PAGE}{query}", wait_until="load")
         assert finished(page) == "done"
         assert page.get_attribute("#fpsum-playground", "data-ran-in") == "worker"
-        assert longest < 200, f"a frame waited {longest:.0f} ms during the run"
+        page.wait_for_function("window.__runFrames.run !== null")
+        frames = page.evaluate("window.__runFrames")
+        assert frames["count"] >= 3, f"only {frames['count']} frames drawn during a run of {frames['run']:.0f} ms"
+        assert frames["worst"] < frames["run"] / 2, \
+            f"a frame waited {frames['worst']:.0f} ms during a run of {frames['run']:.0f} ms"
     finally:
         visit.close()
 
