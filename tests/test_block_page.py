@@ -37,6 +37,8 @@ DTYPES = {"e2m1": ml_dtypes.float4_e2m1fn, "e2m3": ml_dtypes.float6_e2m3fn, "e3m
 """The element formats the page lists, as ml_dtypes' types (the oracle for their values and arithmetic)."""
 ELEMENT_OF = {"mxfp8": "e4m3", "mxfp6_e2m3": "e2m3", "mxfp4": "e2m1"}
 """The MX formats of the clamp claim and their element formats."""
+E4M3_MAX = float(ml_dtypes.finfo(ml_dtypes.float8_e4m3fn).max)
+"""448, the largest E4M3 value, from ml_dtypes: NVFP4 maps a tensor's largest value to 6 times it."""
 SUPERSCRIPT = str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")
 
 
@@ -232,7 +234,7 @@ def nvfp4_share(others: np.ndarray, r: float) -> float:
     values[:, 0] = r
     stored = np.zeros_like(values)
     for row in range(values.shape[0]):
-        t = float(np.float32(np.abs(values[row]).max() / (6 * 448)))
+        t = float(np.float32(np.abs(values[row]).max() / (6 * E4M3_MAX)))
         for start in (0, 16):
             block = values[row, start:start + 16]
             s = float(np.array([np.abs(block).max() / (6 * t)]).astype(ml_dtypes.float8_e4m3fn)[0])

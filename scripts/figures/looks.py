@@ -114,9 +114,9 @@ uniform input's colours; no figure compares formats and kinds of input at once."
 
 
 BLOCK_LOOKS: dict[str, Look] = {
-    "mxfp8": Look("MXFP8 (E4M3)", "#6a1b9a", "#ce93d8", (), 2.2, "square"),
-    "mxfp6-e2m3": Look("MXFP6 (E2M3)", "#9e7c00", "#ffe082", (4.0, 1.5), 2.2, "diamond"),
-    "mxfp4": Look("MXFP4", "#b71c1c", "#ef9a9a", (1.2, 1.2), 2.4, "circle"),
+    "mxfp8": Look("MXFP8 (E4M3)", *FORMAT_COLOURS["e4m3"], (), 2.2, "square"),
+    "mxfp6-e2m3": Look("MXFP6 (E2M3)", *FORMAT_COLOURS["e2m3"], (4.0, 1.5), 2.2, "diamond"),
+    "mxfp4": Look("MXFP4", *FORMAT_COLOURS["e2m1"], (1.2, 1.2), 2.4, "circle"),
     "nvfp4": Look("NVFP4", "#2e5e1e", "#b9e08f", (6.0, 1.5, 1.0, 1.5), 2.2, "triangle"),
 }
 """Where a figure compares block-scaled formats, one look each: an MX format in its element format's
