@@ -240,6 +240,9 @@ def test_a_drawing_skipped_off_screen_keeps_its_size_and_paints_every_glyph(brow
     visit = Visit(browser, site_url, viewport=SCREENS[1].viewport, is_mobile=True, has_touch=True)
     try:
         visit.goto(name)
+        # The playground draws its first run's results when the run ends: the page is as long as it will be then.
+        visit.page.wait_for_function("() => ['done', 'error', undefined].includes("
+                                     "document.getElementById('fpsum-playground')?.dataset.state)", timeout=120_000)
         visit.page.emulate_media(media="print")
         printed = visit.page.evaluate("() => [...document.querySelectorAll('mjx-container > svg, .md-typeset > *')]"
                                       ".filter(e => getComputedStyle(e).contentVisibility !== 'visible').length")
