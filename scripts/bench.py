@@ -110,9 +110,9 @@ def _copy_repository(target: Path) -> None:
 def serve_edit_seconds(port: int = 8765, timeout: float = 180.0) -> float:
     """Seconds from an edit of a model file to ``mkdocs serve`` having rebuilt the site, in a copy of the repo.
 
-    ``fpsum/__init__.py`` imports ``formats.py``, so every record whose
-    builder imports the model is rebuilt (:func:`edit_reach`): nearly the
-    cold-build path, plus noticing the edit.  ``RuntimeError`` if the server does not start or
+    The edit is to ``fpsum/formats.py``, which nearly every builder imports,
+    so nearly every record is rebuilt (:func:`edit_reach` counts them): the
+    slow end of the loop, plus noticing the edit.  ``RuntimeError`` if the server does not start or
     rebuild within ``timeout`` seconds.
     """
     import queue

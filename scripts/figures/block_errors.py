@@ -19,10 +19,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-import fpsum
 from fpsum.block_dot import Accumulator, block_dots
 from fpsum.blocks import get_block_format
+from fpsum.formats import BF16, FP32
 from fpsum.hardware import TruncatedAccumulator
+from fpsum.inputs import INPUT_KINDS, INPUT_LABELS, make_inputs
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
@@ -55,7 +56,7 @@ class BlockErrorsParams:
     bits: int = 14
 
     def __post_init__(self) -> None:
-        if self.kind not in fpsum.INPUT_KINDS or self.quote_k not in self.ks or self.trials < 1:
+        if self.kind not in INPUT_KINDS or self.quote_k not in self.ks or self.trials < 1:
             raise ValueError(f"invalid block-errors parameters: {self}")
         for name in self.formats:
             get_block_format(name)
@@ -65,7 +66,7 @@ class BlockErrorsParams:
         """The accumulator called ``name``: FP32 or BF16, or the truncating model (four blocks a step, no promotion)."""
         if name == "truncated":
             return TruncatedAccumulator(self.bits, 4)
-        return {"fp32": fpsum.FP32, "bf16": fpsum.BF16}[name]
+        return {"fp32": FP32, "bf16": BF16}[name]
 
 
 def records() -> list[Record]:
@@ -90,7 +91,7 @@ def compute(params: BlockErrorsParams) -> Errors:
         fmt = get_block_format(name)
         q_rows, a_rows = [], []
         for k in params.ks:
-            x, y = (fpsum.make_inputs(params.kind, k, fpsum.FP32, params.seed + i, trials=params.trials)  # type: ignore[arg-type]
+            x, y = (make_inputs(params.kind, k, FP32, params.seed + i, trials=params.trials)  # type: ignore[arg-type]
                     .astype(np.float64) for i in (0, 1))
             dots = block_dots(x, y, fmt, accumulators)
             q_rows.append(np.median([d.quantization_rel_error for d in dots[0]]))
@@ -142,7 +143,7 @@ def headline(errors: Errors, params: BlockErrorsParams) -> NestedNumbers:
     """The numbers the page quotes (see the module docstring)."""
     at = params.ks.index(params.quote_k)
     numbers: dict[str, NestedNumbers | str] = {
-        "kind": fpsum.INPUT_LABELS[params.kind], "trials": number(params.trials),  # type: ignore[index]
+        "kind": INPUT_LABELS[params.kind], "trials": number(params.trials),  # type: ignore[index]
         "bits": number(params.bits), "quote_k": number(params.quote_k), "largest_k": number(params.ks[-1]),
     }
     for name in params.formats:
@@ -172,7 +173,7 @@ def build(figure_id: str, params: BlockErrorsParams) -> Built:
     errors = compute(params)
     files = render(lambda palette, layout: draw(errors, params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(errors, params)
-    kind = fpsum.INPUT_LABELS[params.kind]  # type: ignore[index]
+    kind = INPUT_LABELS[params.kind]  # type: ignore[index]
     labels = ", ".join(get_block_format(name).label for name in params.formats)
     alt = (f"Four log-log panels, one per block format ({labels}), of the median relative error of dot products "
            f"of {kind} inputs against their length K from {number(params.ks[0])} to {number(params.ks[-1])}: a "

@@ -11,7 +11,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
-import fpsum
+from fpsum.exact import exact_running
+from fpsum.formats import Format, get_format
+from fpsum.inputs import make_inputs
+from fpsum.methods import DEFAULT_BLOCK, total
 
 from .contract import FigureFiles
 from .html import static_fragment
@@ -33,10 +36,10 @@ class BlockedParams:
     n: int = 2**16
     trials: int = 16
     seed: int = 7
-    default_block: int = fpsum.methods.DEFAULT_BLOCK
+    default_block: int = DEFAULT_BLOCK
 
     def __post_init__(self) -> None:
-        fpsum.get_format(self.format)
+        get_format(self.format)
         if self.n < 4 or self.trials < 1 or not 1 <= self.default_block <= self.n:
             raise ValueError(f"invalid blocked parameters: n={self.n}, trials={self.trials}, "
                              f"default_block={self.default_block}")
@@ -56,7 +59,7 @@ def records() -> list[Record]:
 class Result:
     """Relative errors of blocked summation per trial and block size, and of naive and pairwise per trial."""
 
-    fmt: fpsum.Format
+    fmt: Format
     blocks: np.ndarray
     errors: np.ndarray  # (trials, len(blocks))
     naive: np.ndarray
@@ -70,17 +73,17 @@ def _relative(totals: np.ndarray, exact: np.ndarray) -> np.ndarray:
 
 def compute(params: BlockedParams) -> Result:
     """Blocked sums for every block size, and naive and pairwise sums, of the same seeded inputs."""
-    fmt = fpsum.get_format(params.format)
-    values = fpsum.make_inputs("uniform", params.n, fmt, params.seed, trials=params.trials)
-    exact = fpsum.exact_running(values, np.array([params.n]))[:, 0]
-    errors = np.stack([_relative(fpsum.total("blocked", values, fmt, block=int(b)), exact) for b in params.blocks],
+    fmt = get_format(params.format)
+    values = make_inputs("uniform", params.n, fmt, params.seed, trials=params.trials)
+    exact = exact_running(values, np.array([params.n]))[:, 0]
+    errors = np.stack([_relative(total("blocked", values, fmt, block=int(b)), exact) for b in params.blocks],
                       axis=-1)
     return Result(fmt=fmt, blocks=params.blocks, errors=errors,
-                  naive=_relative(fpsum.total("naive", values, fmt), exact),
-                  pairwise=_relative(fpsum.total("pairwise", values, fmt), exact))
+                  naive=_relative(total("naive", values, fmt), exact),
+                  pairwise=_relative(total("pairwise", values, fmt), exact))
 
 
-def bound(params: BlockedParams, fmt: fpsum.Format, blocks: np.ndarray) -> np.ndarray:
+def bound(params: BlockedParams, fmt: Format, blocks: np.ndarray) -> np.ndarray:
     """First-order worst case of blocked summation, relative, for non-negative data: (b + n/b) u."""
     return (blocks + params.n / blocks) * fmt.unit_roundoff
 

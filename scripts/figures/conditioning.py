@@ -43,7 +43,7 @@ from __future__ import annotations
 import csv
 import io
 
-import fpsum
+from fpsum.names import METHOD_LABELS
 
 from .conditioning_numbers import headline
 from .conditioning_plot import SIZES, draw
@@ -87,7 +87,7 @@ def build(figure_id: str, params: ConditioningParams) -> Built:
     said = []
     for panel in drawn:
         lost = {m: lost_at(panel, m) for m in ("naive", "kahan", "sumtwo", "sumk")}
-        parts = [f"{fpsum.METHOD_LABELS[m]} from κ ≈ {scientific(v)}" for m, v in lost.items() if v is not None]
+        parts = [f"{METHOD_LABELS[m]} from κ ≈ {scientific(v)}" for m, v in lost.items() if v is not None]
         said.append(f"in {panel.fmt.label} the median error reaches 100 % for " + ", ".join(parts)
                     + ("" if lost["sumk"] is not None else ", never for SumK"))
     alt = (f"Two log-log panels, {labels}, of the median relative error of sums of {params.n} terms against "

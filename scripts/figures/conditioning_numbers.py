@@ -15,7 +15,10 @@ from fractions import Fraction
 
 import numpy as np
 
-import fpsum
+from fpsum.conditioned import condition_number
+from fpsum.formats import FP16, FP32, FP64, Format
+from fpsum.methods import total
+from fpsum.rounding import to_format
 
 from .conditioning_sums import LOST, METHODS, ConditioningParams, Panel, Search, exact_from, lost_at
 from .contract import NestedNumbers
@@ -63,7 +66,7 @@ def command_lines(values: np.ndarray, tail: str, width: int = 60) -> str:
 def search_numbers(found: Search, params: ConditioningParams) -> NestedNumbers:
     """The search's numbers: sums in the band, the share K folds lose, how many K + 1 folds get exact, the example."""
     k = params.folds
-    fmt = fpsum.FP16
+    fmt = FP16
     q = fmt.emin - fmt.precision + 1
     lost = found.errors[k] >= LOST
     numbers: dict[str, NestedNumbers | str] = {
@@ -90,7 +93,7 @@ def search_numbers(found: Search, params: ConditioningParams) -> NestedNumbers:
     return numbers
 
 
-def span_numbers(fmt: fpsum.Format, n: int, folds: int) -> NestedNumbers:
+def span_numbers(fmt: Format, n: int, folds: int) -> NestedNumbers:
     """The bits an exact sum of ``fmt`` can span, from its largest finite value down to the quantum, and K p.
 
     ``span``: from 2**(emax + 1) (just above the largest value) down to the
@@ -134,26 +137,26 @@ def example_numbers() -> NestedNumbers:
     result and the command.
     """
     values = np.array(EXAMPLE)
-    _, _, kappa = fpsum.condition_number(values[np.newaxis])
+    _, _, kappa = condition_number(values[np.newaxis])
     numbers: dict[str, NestedNumbers | str] = {
         "sum": "1 + 10¹⁰⁰ + 1 − 10¹⁰⁰",
         "kappa": scientific(float(kappa[0])),
         "command": "printf '1\\n1e100\\n1\\n-1e100\\n' | fpsum sum --format fp64 --method kahan",
     }
     for method in ("naive", "kahan", "neumaier", "sumtwo", "correct"):
-        numbers[method] = number(float(fpsum.total(method, values, fpsum.FP64)))
+        numbers[method] = number(float(total(method, values, FP64)))
     return numbers
 
 
 def twice_numbers() -> NestedNumbers:
     """Rounding twice: the exact sum of :data:`TWICE` through float64 (``math.fsum``) to FP32, against once."""
     values = np.array(TWICE, dtype=np.float32)
-    via = float(fpsum.to_format(np.array(math.fsum(TWICE)), fpsum.FP32))
+    via = float(to_format(np.array(math.fsum(TWICE)), FP32))
     lines = "\\n".join(repr(v) for v in TWICE)
     return {
         "fsum": number(math.fsum(TWICE)),
         "twice": number(via),
-        "once": number(float(fpsum.total("correct", values, fpsum.FP32))),
+        "once": number(float(total("correct", values, FP32))),
         "command": f"printf '{lines}\\n' | fpsum sum --format fp32 --method correct",
     }
 
@@ -166,7 +169,7 @@ def headline(panels: dict[str, Panel], params: ConditioningParams, found: Search
         "n": number(params.n), "folds": number(params.folds), "trials": number(params.trials),
         "kappa_max": scientific(params.kappa_max),
         "example": example_numbers(), "twice": twice_numbers(),
-        "span": span_numbers(fpsum.FP16, params.n, params.folds),
+        "span": span_numbers(FP16, params.n, params.folds),
     }
     if found is not None:
         numbers["search"] = search_numbers(found, params)

@@ -15,10 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-import fpsum
+from fpsum.bounds import gamma
+from fpsum.conditioned import conditioned_sums, kappa_limit, log_targets
 from fpsum.exact import exact_running
+from fpsum.formats import FP16, Format, get_format
+from fpsum.methods import Method, total
 
-METHODS: tuple[fpsum.Method, ...] = ("naive", "pairwise", "kahan", "neumaier", "sumtwo", "sumk", "correct")
+METHODS: tuple[Method, ...] = ("naive", "pairwise", "kahan", "neumaier", "sumtwo", "sumk", "correct")
 ORDER_OF = {"naive": 1, "pairwise": 1, "kahan": 1, "neumaier": 2, "sumtwo": 2, "sumk": 0, "correct": 0}
 """The power of u that a method's error is roughly proportional to times kappa (SumK's is K, set at run time;
 the correctly rounded sum's error does not grow)."""
@@ -46,7 +49,7 @@ class ConditioningParams:
 
     def __post_init__(self) -> None:
         for name in self.formats + self.extra:
-            fpsum.get_format(name)
+            get_format(name)
         low, high = self.search_band
         if (self.n < 4 or self.folds < 3 or self.trials < 1 or self.kappa_max < 10 or self.min_count < 1
                 or self.search_rows < 1 or not 1 <= low < high):
@@ -57,7 +60,7 @@ class ConditioningParams:
 class Panel:
     """One format: every sum's kappa and each method's relative error, and the medians per bin of kappa."""
 
-    fmt: fpsum.Format
+    fmt: Format
     kappa: np.ndarray                 # (rows,)
     errors: dict[str, np.ndarray]     # method -> (rows,)
     same: int                         # sums where Neumaier and Sum2 differ
@@ -87,13 +90,13 @@ class Search:
 
 def search(params: ConditioningParams) -> Search:
     """The seeded search: ``search_rows`` sums drawn at FP16's largest target kappa, kept if in the band."""
-    fmt = fpsum.FP16
-    drawn = fpsum.conditioned_sums(np.full(params.search_rows, fpsum.kappa_limit(fmt, params.n)), params.n, fmt,
+    fmt = FP16
+    drawn = conditioned_sums(np.full(params.search_rows, kappa_limit(fmt, params.n)), params.n, fmt,
                                    params.search_seed)
     low, high = params.search_band
     keep = (drawn.kappa >= low) & (drawn.kappa <= high)  # inf (an exact 0) is never inside
     values, exact = drawn.values[keep], drawn.exact[keep]
-    results = {k: np.asarray(fpsum.total("sumk", values, fmt, folds=k)).astype(np.float64)
+    results = {k: np.asarray(total("sumk", values, fmt, folds=k)).astype(np.float64)
                for k in (params.folds, params.folds + 1)}
     errors = {k: relative_errors(values, r, exact) for k, r in results.items()}
     zero = (results[params.folds] == 0) & (results[params.folds + 1] == exact)
@@ -118,13 +121,13 @@ def relative_errors(values: np.ndarray, results: np.ndarray, exact: np.ndarray) 
 
 def compute_panel(params: ConditioningParams, name: str) -> Panel:
     """Generate the sums for one format, sum them every way, bin the errors by kappa."""
-    fmt = fpsum.get_format(name)
-    top = min(fpsum.kappa_limit(fmt, params.n), params.kappa_max)
-    targets = np.repeat(fpsum.log_targets(1.0, top, params.per_decade), params.trials)
-    sums = fpsum.conditioned_sums(targets, params.n, fmt, params.seed)
+    fmt = get_format(name)
+    top = min(kappa_limit(fmt, params.n), params.kappa_max)
+    targets = np.repeat(log_targets(1.0, top, params.per_decade), params.trials)
+    sums = conditioned_sums(targets, params.n, fmt, params.seed)
     keep = np.isfinite(sums.kappa)  # an exact sum of 0 (rare) has no relative error
     values, exact, kappa = sums.values[keep], sums.exact[keep], sums.kappa[keep]
-    results = {m: np.asarray(fpsum.total(m, values, fmt, folds=params.folds)) for m in METHODS}
+    results = {m: np.asarray(total(m, values, fmt, folds=params.folds)) for m in METHODS}
     errors: dict[str, np.ndarray] = {m: relative_errors(values, r, exact) for m, r in results.items()}
     same = int(np.count_nonzero(results["neumaier"].astype(np.float64) != results["sumtwo"].astype(np.float64)))
     bins = np.floor(np.log10(kappa) * params.bins_per_decade).astype(np.int64)
@@ -148,7 +151,7 @@ def compute(params: ConditioningParams) -> dict[str, Panel]:
     return {name: compute_panel(params, name) for name in params.formats + params.extra}
 
 
-def bounds(fmt: fpsum.Format, n: int, folds: int, kappa: np.ndarray) -> dict[str, np.ndarray]:
+def bounds(fmt: Format, n: int, folds: int, kappa: np.ndarray) -> dict[str, np.ndarray]:
     """The worst-case relative error bounds against kappa, keyed by the method whose look draws them.
 
     Naive gamma_{n-1} kappa and pairwise gamma_{ceil(log2 n)} kappa (Higham 2002, ch. 4); Sum2 (and
@@ -156,12 +159,12 @@ def bounds(fmt: fpsum.Format, n: int, folds: int, kappa: np.ndarray) -> dict[str
     (Ogita, Rump and Oishi 2005); the correctly rounded sum u.
     """
     u = fmt.unit_roundoff
-    g = fpsum.gamma(n - 1, u)
+    g = gamma(n - 1, u)
     return {
         "naive": g * kappa,
-        "pairwise": fpsum.gamma(math.ceil(math.log2(n)), u) * kappa,
+        "pairwise": gamma(math.ceil(math.log2(n)), u) * kappa,
         "sumtwo": u + g**2 * kappa,
-        "sumk": u + 3 * g**2 + fpsum.gamma(2 * n - 2, u) ** folds * kappa,
+        "sumk": u + 3 * g**2 + gamma(2 * n - 2, u) ** folds * kappa,
         "correct": np.full_like(kappa, u),
     }
 

@@ -24,9 +24,12 @@ from fractions import Fraction
 
 import numpy as np
 
-import fpsum
-from fpsum.dot import dot, exact_dot, exact_dot_running, exact_products
+from fpsum.conditioned import condition_number, conditioned_sums, kappa_limit
+from fpsum.dot import dot, exact_dot, exact_dot_running, exact_products, products
 from fpsum.dot2 import dot2
+from fpsum.formats import BF16, FP16, FP32, Format, get_format
+from fpsum.inputs import INPUT_KINDS, make_inputs
+from fpsum.rounding import round_exact, to_format
 from fpsum.tf32 import tf32_dot
 
 from .contract import NestedNumbers
@@ -57,9 +60,9 @@ class CasesParams:
     underflow: float = (1 + 2.0**-10) * 2.0**-8
 
     def __post_init__(self) -> None:
-        if fpsum.round_exact(self.tiny, fpsum.BF16) != self.tiny:
+        if round_exact(self.tiny, BF16) != self.tiny:
             raise ValueError(f"{self.tiny!r} is not a BF16 value")
-        if fpsum.round_exact(self.underflow, fpsum.FP16) != self.underflow:
+        if round_exact(self.underflow, FP16) != self.underflow:
             raise ValueError(f"{self.underflow!r} is not an FP16 value")
         if self.attention_k < 2 or self.attention_trials < 1:
             raise ValueError(f"attention rows need k >= 2 and trials >= 1: {self}")
@@ -67,34 +70,34 @@ class CasesParams:
 
 def tiny_square(params: CasesParams) -> tuple[Fraction, float]:
     """The exact square of ``params.tiny`` and the FP32 product the model forms from two BF16 copies of it."""
-    x = np.array([params.tiny]).astype(fpsum.BF16.dtype)
-    return Fraction(params.tiny) ** 2, float(fpsum.products(x, x, fpsum.FP32)[0])
+    x = np.array([params.tiny]).astype(BF16.dtype)
+    return Fraction(params.tiny) ** 2, float(products(x, x, FP32)[0])
 
 
 def attention_rows(params: CasesParams) -> tuple[np.ndarray, np.ndarray]:
     """Softmax weights of standard normal logits (FP32; weights rounded to BF16) and a ± normal BF16 column, per row."""
-    logits = fpsum.make_inputs("normal", params.attention_k, fpsum.FP32, params.seed, trials=params.attention_trials)
+    logits = make_inputs("normal", params.attention_k, FP32, params.seed, trials=params.attention_trials)
     weights = np.exp(logits.astype(np.float64) - logits.max(axis=1, keepdims=True))
     weights /= weights.sum(axis=1, keepdims=True)
-    p = fpsum.to_format(weights, fpsum.BF16)
-    v = fpsum.make_inputs("normal", params.attention_k, fpsum.BF16, params.seed + 1, trials=params.attention_trials)
+    p = to_format(weights, BF16)
+    v = make_inputs("normal", params.attention_k, BF16, params.seed + 1, trials=params.attention_trials)
     return p, v
 
 
 def kappas(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """κ = |x|ᵀ|y| / |xᵀy| of each row: the condition number of the sum of its exact products (inf if it is 0)."""
-    _, _, kappa = fpsum.condition_number(exact_products(x, y))
+    _, _, kappa = condition_number(exact_products(x, y))
     return kappa
 
 
 def underflow_pair(params: CasesParams) -> tuple[np.ndarray, np.ndarray]:
     """x = (a, 1), y = (a, -fl(a²)) in FP16: the exact dot product is a² - fl(a²), the rounding error of a²."""
     a = np.array([params.underflow], dtype=np.float16)
-    square = fpsum.products(a, a, fpsum.FP16)[0]
+    square = products(a, a, FP16)[0]
     return np.array([a[0], 1.0], dtype=np.float16), np.array([a[0], -square], dtype=np.float16)
 
 
-def dot2_bound(x: np.ndarray, y: np.ndarray, fmt: fpsum.Format) -> tuple[Fraction, Fraction]:
+def dot2_bound(x: np.ndarray, y: np.ndarray, fmt: Format) -> tuple[Fraction, Fraction]:
     """The exact dot product of two 1-D vectors and Dot2's bound u |s| + γ_K² |x|ᵀ|y| (Ogita, Rump and Oishi 5.5)."""
     exact = exact_dot(x, y)
     absolute = exact_dot(np.abs(x.astype(np.float64)), np.abs(y.astype(np.float64)))
@@ -109,8 +112,8 @@ def build_cases(record_id: str, params: CasesParams) -> Built:
     exact, fp32 = tiny_square(params)
     p, v = attention_rows(params)
     x, y = underflow_pair(params)
-    s, bound = dot2_bound(x, y, fpsum.FP16)
-    result = float(dot2(x, y, fpsum.FP16))
+    s, bound = dot2_bound(x, y, FP16)
+    result = float(dot2(x, y, FP16))
     kappa = float(abs(exact_dot(np.abs(x.astype(np.float64)), np.abs(y.astype(np.float64))) / s))
     tiny = repr(params.tiny)
     numbers: dict[str, NestedNumbers | str] = {
@@ -145,8 +148,8 @@ class Dot2Params:
 
     def __post_init__(self) -> None:
         for name, kappas_ in self.targets:
-            fmt = fpsum.get_format(name)
-            if not kappas_ or max(kappas_) > fpsum.kappa_limit(fmt, self.n):
+            fmt = get_format(name)
+            if not kappas_ or max(kappas_) > kappa_limit(fmt, self.n):
                 raise ValueError(f"targets {kappas_} out of reach for {self.n} terms of {fmt.label}")
 
 
@@ -154,7 +157,7 @@ class Dot2Params:
 class Dot2Row:
     """One ill-conditioned dot product: its inputs, κ, and the naive and Dot2 results against the exact one."""
 
-    fmt: fpsum.Format
+    fmt: Format
     x: np.ndarray
     y: np.ndarray
     kappa: float
@@ -176,9 +179,9 @@ def dot2_rows(params: Dot2Params) -> list[Dot2Row]:
     """
     rows = []
     for name, targets in params.targets:
-        fmt = fpsum.get_format(name)
-        xs = fpsum.conditioned_sums(np.array(targets), params.n, fmt, seed=params.seed).values
-        c = fpsum.to_format(np.array(params.c), fmt)
+        fmt = get_format(name)
+        xs = conditioned_sums(np.array(targets), params.n, fmt, seed=params.seed).values
+        c = to_format(np.array(params.c), fmt)
         for x in xs:
             y = np.full_like(x, c)
             exact, bound = dot2_bound(x, y, fmt)
@@ -206,7 +209,7 @@ def build_dot2(record_id: str, params: Dot2Params) -> Built:
         by_format[f"r{index}"] = {
             "kappa": size(row.kappa), "naive": size(row.naive), "dot2": size(row.dot2), "bound": size(row.bound),
         }
-        by_format["c"] = repr(float(fpsum.to_format(np.array(params.c), row.fmt)))
+        by_format["c"] = repr(float(to_format(np.array(params.c), row.fmt)))
     return Built(files={}, numbers=numbers)
 
 
@@ -223,16 +226,16 @@ class Tf32Params:
     kinds: tuple[str, ...] = ("normal", "uniform")
 
     def __post_init__(self) -> None:
-        if self.k < 1 or self.trials < 1 or set(self.kinds) - set(fpsum.INPUT_KINDS):
+        if self.k < 1 or self.trials < 1 or set(self.kinds) - set(INPUT_KINDS):
             raise ValueError(f"invalid TF32 parameters: {self}")
 
 
 def tf32_errors(params: Tf32Params, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """FP32 inputs of ``kind``: relative errors of the FP32 and the TF32-input dot product, per trial; and x, y."""
-    x = fpsum.make_inputs(kind, params.k, fpsum.FP32, params.seed, trials=params.trials)  # type: ignore[arg-type]
-    y = fpsum.make_inputs(kind, params.k, fpsum.FP32, params.seed + 1, trials=params.trials)  # type: ignore[arg-type]
+    x = make_inputs(kind, params.k, FP32, params.seed, trials=params.trials)  # type: ignore[arg-type]
+    y = make_inputs(kind, params.k, FP32, params.seed + 1, trials=params.trials)  # type: ignore[arg-type]
     exact = exact_dot_running(x, y, np.array([params.k]))[:, 0]
-    fp32 = np.abs(dot(x, y, fpsum.FP32, fpsum.FP32).astype(np.float64) - exact) / np.abs(exact)
+    fp32 = np.abs(dot(x, y, FP32, FP32).astype(np.float64) - exact) / np.abs(exact)
     tf32 = np.abs(tf32_dot(x, y).astype(np.float64) - exact) / np.abs(exact)
     return fp32, tf32, x, y
 

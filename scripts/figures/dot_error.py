@@ -25,10 +25,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
-import fpsum
+from fpsum.bounds import gamma
 from fpsum.dot import exact_products, sum_products
 from fpsum.exact import exact_running
+from fpsum.formats import FP32, Format, get_format
 from fpsum.hardware import TruncatedAccumulator, truncated_sums
+from fpsum.inputs import INPUT_LABELS, make_inputs
+from fpsum.rounding import to_format
+from fpsum.sweep import log_grid
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
@@ -65,7 +69,7 @@ class DotErrorParams:
 
     def __post_init__(self) -> None:
         for name in self.formats:
-            fpsum.get_format(name)
+            get_format(name)
         if (set(self.kinds) - set(KINDS) or self.trials < 1 or not 2 <= self.quote_k <= self.k_max
                 or not 2 <= self.scale_k <= self.quote_k):
             raise ValueError(f"invalid dot-product parameters: {self}")
@@ -88,17 +92,17 @@ def records() -> list[Record]:
 class Panel:
     """One input format and kind: per accumulator, the relative error of every trial at each K; and κ."""
 
-    fmt: fpsum.Format
+    fmt: Format
     kind: str
     ks: np.ndarray
     errors: dict[str, np.ndarray]  # accumulator -> (trials, len(ks))
     kappa: np.ndarray  # (trials, len(ks))
 
 
-def draw_pairs(params: DotErrorParams, fmt: fpsum.Format, kind: str) -> tuple[np.ndarray, np.ndarray]:
+def draw_pairs(params: DotErrorParams, fmt: Format, kind: str) -> tuple[np.ndarray, np.ndarray]:
     """The seeded x and y vectors, ``(trials, k_max)`` each, in ``fmt``; y from the next seed."""
-    x = fpsum.make_inputs(kind, params.k_max, fmt, params.seed, trials=params.trials)  # type: ignore[arg-type]
-    y = fpsum.make_inputs(kind, params.k_max, fmt, params.seed + 1, trials=params.trials)  # type: ignore[arg-type]
+    x = make_inputs(kind, params.k_max, fmt, params.seed, trials=params.trials)  # type: ignore[arg-type]
+    y = make_inputs(kind, params.k_max, fmt, params.seed + 1, trials=params.trials)  # type: ignore[arg-type]
     return x, y
 
 
@@ -112,20 +116,20 @@ def compute(params: DotErrorParams) -> list[Panel]:
     values, and :func:`fpsum.exact.exact_running` of them (and of their
     magnitudes, |x||y|) :func:`fpsum.dot.exact_dot_running`'s.
     """
-    ks = fpsum.log_grid(params.k_max, per_octave=4)
-    panels = [(fpsum.get_format(f), k) for k in params.kinds for f in params.formats]
+    ks = log_grid(params.k_max, per_octave=4)
+    panels = [(get_format(f), k) for k in params.kinds for f in params.formats]
     products = np.stack([exact_products(*draw_pairs(params, fmt, kind)) for fmt, kind in panels])  # (panels, trials, K)
     exact = exact_running(products, ks)
     absolute = exact_running(np.abs(products), ks)
 
-    def summed(values: np.ndarray, acc: fpsum.Format) -> np.ndarray:
+    def summed(values: np.ndarray, acc: Format) -> np.ndarray:
         with np.errstate(over="ignore"):  # a product beyond acc's range is +-inf, as in fpsum.dot.products
-            rounded = fpsum.to_format(values, acc)
+            rounded = to_format(values, acc)
         return sum_products(rounded, acc)[..., ks - 1].astype(np.float64)  # exact: every format is in float64
 
     results = {
         "naive": np.stack([summed(values, fmt) for values, (fmt, _) in zip(products, panels)]),
-        "wide": summed(products, fpsum.FP32),
+        "wide": summed(products, FP32),
     } | {name: truncated_sums(products, model, ks) for name, model in params.models().items()}
     with np.errstate(divide="ignore", invalid="ignore"):
         errors = {name: np.abs(r - exact) / np.abs(exact) for name, r in results.items()}
@@ -147,8 +151,8 @@ def label(name: str, panel: Panel, params: DotErrorParams) -> str:
 def _panel(ax: Axes, panel: Panel, params: DotErrorParams, palette: Palette, layout: Layout) -> None:
     ks = panel.ks
     u = panel.fmt.unit_roundoff
-    gamma = np.array([fpsum.gamma(int(k), u) for k in ks.tolist()])
-    bound = gamma * np.median(panel.kappa, axis=0)
+    gammas = np.array([gamma(int(k), u) for k in ks.tolist()])
+    bound = gammas * np.median(panel.kappa, axis=0)
     ax.plot(ks, np.where(bound < Y_TOP, bound, np.nan), color=palette.muted, lw=1, ls="--", zorder=1,
             label="bound γ_K·κ (input-format accumulator)")  # as the caption writes it; mathtext draws it small
     for name in ACCUMULATORS:
@@ -160,7 +164,7 @@ def _panel(ax: Axes, panel: Panel, params: DotErrorParams, palette: Palette, lay
     ax.set_yscale("log")
     ax.set_xlim(ks[0], ks[-1])
     ax.set_ylim(Y_BOTTOM, Y_TOP)
-    ax.set_title(f"{panel.fmt.label} inputs, {fpsum.INPUT_LABELS[panel.kind]}")  # type: ignore[index]
+    ax.set_title(f"{panel.fmt.label} inputs, {INPUT_LABELS[panel.kind]}")  # type: ignore[index]
     ax.grid(True, which="major", color=palette.grid, lw=0.6)
     if layout.narrow:  # every other power of two labelled
         ax.xaxis.set_major_locator(FixedLocator([2.0**e for e in range(0, int(np.log2(ks[-1])) + 1, 2)]))
@@ -232,7 +236,7 @@ def scale_numbers(panels: list[Panel], params: DotErrorParams) -> dict[str, Nest
         numbers[panel.fmt.name] = {
             "root_k_u": significant(100 * float(root_k_u(panel)[at])),
             "root_k_u_small": significant(100 * float(root_k_u(panel)[small])),
-            "gamma_small": significant(100 * fpsum.gamma(params.scale_k, panel.fmt.unit_roundoff)),
+            "gamma_small": significant(100 * gamma(params.scale_k, panel.fmt.unit_roundoff)),
             "k_u": number(params.quote_k * panel.fmt.unit_roundoff),
             "cross": number(int(panel.ks[cross])) if cross < len(panel.ks) else "none",
             "below": number(int(panel.ks[cross - 1])) if 0 < cross <= len(panel.ks) else "none",
@@ -273,7 +277,7 @@ def build(figure_id: str, params: DotErrorParams) -> Built:
     panels = compute(params)
     files = render(lambda palette, layout: draw(panels, params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(panels, params)
-    formats = " and ".join(fpsum.get_format(f).label for f in params.formats)
+    formats = " and ".join(get_format(f).label for f in params.formats)
     alt = (f"Four log-log panels of the relative error of a dot product against its length K, up to "
            f"{number(params.k_max)}, for {formats} inputs drawn uniform on [0, 1) and standard normal: the median "
            f"over {params.trials} trials for an accumulator in the input format, an FP32 accumulator, and a "

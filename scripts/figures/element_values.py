@@ -17,8 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-import fpsum
-from fpsum.formats import Format
+from fpsum.formats import Format, get_format
 from fpsum.race import run_race
 
 from .contract import FigureFiles, NestedNumbers
@@ -46,7 +45,7 @@ class ValuesParams:
 
     def __post_init__(self) -> None:
         for name in self.formats:
-            fpsum.get_format(name)
+            get_format(name)
         if self.n < 2:
             raise ValueError(f"invalid element-values parameters: {self}")
 
@@ -66,7 +65,7 @@ def positive_values(fmt: Format) -> np.ndarray:
 def draw(params: ValuesParams, palette: Palette, layout: Layout) -> Figure:
     """The figure in one palette and layout; the caller saves and closes it."""
     fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
-    formats = [fpsum.get_format(name) for name in params.formats]
+    formats = [get_format(name) for name in params.formats]
     for row, fmt in enumerate(formats):
         values = positive_values(fmt)
         ax.vlines(values, row - 0.32, row + 0.32, color=format_colour(fmt.name, palette), lw=1.2)
@@ -91,7 +90,7 @@ def running_sums(params: ValuesParams) -> dict[str, dict[str, str]]:
     """The naive running sum of seeded uniform inputs in each FP4 and FP6 format, from ``fpsum race``."""
     out = {}
     for name in SMALL:
-        fmt = fpsum.get_format(name)
+        fmt = get_format(name)
         race = run_race(fmt, "uniform", n=params.n, seed=params.seed, samples=2, methods=("naive",))
         stalled = race.stalls["naive"]
         out[name] = {
@@ -107,7 +106,7 @@ def headline(params: ValuesParams) -> NestedNumbers:
     sums = running_sums(params)
     numbers: dict[str, NestedNumbers | str] = {"n": number(params.n)}
     for name in params.formats:
-        fmt = fpsum.get_format(name)
+        fmt = get_format(name)
         values = positive_values(fmt)
         smallest = int(np.log2(values[0]))  # every format's smallest value is a power of two
         numbers[name] = {"label": fmt.label, "count": number(values.size), "smallest": f"2{superscript(smallest)}",
@@ -117,8 +116,8 @@ def headline(params: ValuesParams) -> NestedNumbers:
 
 def csv_bytes(params: ValuesParams) -> bytes:
     """Every positive value of each format, one a row."""
-    rows: list[list[object]] = [[fpsum.get_format(name).label, repr(float(v))]
-                                for name in params.formats for v in positive_values(fpsum.get_format(name))]
+    rows: list[list[object]] = [[get_format(name).label, repr(float(v))]
+                                for name in params.formats for v in positive_values(get_format(name))]
     return csv_file(["format", "value"], rows)
 
 
@@ -126,7 +125,7 @@ def build(figure_id: str, params: ValuesParams) -> Built:
     """The figure, its CSV and fragment, and the quoted numbers."""
     files = render(lambda palette, layout: draw(params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(params)
-    labels = ", ".join(fpsum.get_format(name).label for name in params.formats)
+    labels = ", ".join(get_format(name).label for name in params.formats)
     alt = (f"Rows of short vertical marks, one row per format ({labels}), one mark per positive value, on a "
            "logarithmic axis of powers of two: FP4 has 7 marks between 0.5 and 6, the FP8 formats hundreds spread "
            "over many more binades, and in every row the marks thin out towards larger values.")

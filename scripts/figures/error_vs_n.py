@@ -20,8 +20,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
 
-import fpsum
-from fpsum.methods import Method
+from fpsum.formats import Format, get_format
+from fpsum.names import METHOD_LABELS, METHODS, Method
+from fpsum.sweep import Sweep, run_sweep
 
 from .contract import FigureFiles, NestedNumbers
 from .html import static_fragment
@@ -66,10 +67,10 @@ class ErrorVsNParams:
             raise ValueError(f"invalid error-versus-n parameters: n_max={self.n_max}, trials={self.trials}, "
                              f"per_octave={self.per_octave}")
         for name in self.formats:
-            fpsum.get_format(name)
-        unknown = set(self.methods) - set(fpsum.METHODS)
+            get_format(name)
+        unknown = set(self.methods) - set(METHODS)
         if unknown:
-            raise ValueError(f"unknown methods {sorted(unknown)} (known: {', '.join(fpsum.METHODS)})")
+            raise ValueError(f"unknown methods {sorted(unknown)} (known: {', '.join(METHODS)})")
 
 
 def records() -> list[Record]:
@@ -86,24 +87,24 @@ def records() -> list[Record]:
     ]
 
 
-def compute(params: ErrorVsNParams) -> dict[str, fpsum.Sweep]:
+def compute(params: ErrorVsNParams) -> dict[str, Sweep]:
     """One sweep per format."""
     methods: tuple[Method, ...] = tuple(params.methods)  # type: ignore[arg-type]
     return {
-        name: fpsum.run_sweep(fpsum.get_format(name), methods, params.n_max, params.trials, params.seed,
+        name: run_sweep(get_format(name), methods, params.n_max, params.trials, params.seed,
                               per_octave=params.per_octave)
         for name in params.formats
     }
 
 
-def floor_for(sweeps: dict[str, fpsum.Sweep]) -> float:
+def floor_for(sweeps: dict[str, Sweep]) -> float:
     """Where exact zeros are drawn: a power of ten at least 4x below the smallest nonzero error."""
     nonzero = [e[(e > 0) & np.isfinite(e)] for s in sweeps.values() for e in s.errors.values()]
     smallest = min((float(v.min()) for v in nonzero if v.size), default=1e-8)
     return float(10.0 ** np.floor(np.log10(smallest / 4)))
 
 
-def bounds(fmt: fpsum.Format, ns: np.ndarray, methods: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
+def bounds(fmt: Format, ns: np.ndarray, methods: tuple[str, ...] | None = None) -> dict[str, np.ndarray]:
     """The first-order bounds of ``methods`` (all that have one by default) as relative errors for
     non-negative data, by label, and sqrt(n) u, the typical error of random data.
     """
@@ -119,7 +120,7 @@ def strip_rows(floor: float, methods: int) -> np.ndarray:
     return np.asarray(floor / STRIP_ROW ** np.arange(methods), dtype=np.float64)
 
 
-def _panel(ax: Axes, sweep: fpsum.Sweep, floor: float, palette: Palette, layout: Layout) -> None:
+def _panel(ax: Axes, sweep: Sweep, floor: float, palette: Palette, layout: Layout) -> None:
     fmt = sweep.fmt
     ns = sweep.ns
     methods = tuple(sweep.errors)
@@ -180,7 +181,7 @@ def sizes(panels: int) -> Sizes:
     return Sizes(wide=(4.6 * panels if panels > 1 else 7.0, 4.8), narrow=(4.5, 1.3 + 3.6 * panels))
 
 
-def draw(sweeps: dict[str, fpsum.Sweep], palette: Palette, layout: Layout) -> Figure:
+def draw(sweeps: dict[str, Sweep], palette: Palette, layout: Layout) -> Figure:
     """The figure in one palette and layout; the caller saves and closes it."""
     shape = (len(sweeps), 1) if layout.narrow else (1, len(sweeps))
     fig, axes = plt.subplots(*shape, figsize=layout.size, sharey=True, sharex=layout.narrow, layout="constrained")
@@ -201,7 +202,7 @@ def draw(sweeps: dict[str, fpsum.Sweep], palette: Palette, layout: Layout) -> Fi
     return fig
 
 
-def csv_bytes(sweeps: dict[str, fpsum.Sweep]) -> bytes:
+def csv_bytes(sweeps: dict[str, Sweep]) -> bytes:
     """The plotted data: per format, method and n, the 10th, 50th and 90th percentile and the share of exact results."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -216,11 +217,11 @@ def csv_bytes(sweeps: dict[str, fpsum.Sweep]) -> bytes:
     return out.getvalue().encode()
 
 
-def alt_text(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
+def alt_text(sweeps: dict[str, Sweep], params: ErrorVsNParams) -> str:
     """What the plot shows, in words, from the data it plots."""
     parts = []
     for sweep in sweeps.values():
-        said = ", ".join(f"{fpsum.METHOD_LABELS[m]} {significant(float(np.median(e[:, -1])))}"
+        said = ", ".join(f"{METHOD_LABELS[m]} {significant(float(np.median(e[:, -1])))}"
                          for m, e in sweep.errors.items())
         parts.append(f"{sweep.fmt.label}: at n = {number(params.n_max)} the median relative errors are {said}; "
                      f"the naive error climbs towards 1 once the sum stalls at {number(sweep.fmt.stall_point)}")
@@ -229,7 +230,7 @@ def alt_text(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> str:
             "and the square-root-of-n behaviour of random data dotted. " + ". ".join(parts) + ".")
 
 
-def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> tuple[str, str]:
+def caption(sweeps: dict[str, Sweep], params: ErrorVsNParams) -> tuple[str, str]:
     """The figure's caption (HTML): a short one, and the rest for its fold."""
     labels = " and ".join(s.fmt.label for s in sweeps.values())
     shade = f"shade; hatched for {LOOKS[SHARED_BAND].label}" if SHARED_BAND in params.methods else "shade"
@@ -246,7 +247,7 @@ def caption(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> tuple[str
     return lead, more
 
 
-def headline(sweeps: dict[str, fpsum.Sweep], params: ErrorVsNParams) -> NestedNumbers:
+def headline(sweeps: dict[str, Sweep], params: ErrorVsNParams) -> NestedNumbers:
     """Numbers the pages quote: ``trials``, ``n_max``, ``growth_from``, and per format and method
     ``median`` (the median relative error at ``n_max``) and ``growth`` (that median over the
     median at ``growth_from``, to two figures; "none" where the sweep does not reach it or the

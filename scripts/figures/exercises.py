@@ -15,10 +15,18 @@ from statistics import NormalDist
 
 import numpy as np
 
-import fpsum
-from fpsum.dot import dot_running
+from fpsum.bounds import first_order_bounds
+from fpsum.dot import dot_running, exact_dot_running
+from fpsum.exact import exact_running, exact_total
+from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 from fpsum.hardware import TruncatedAccumulator, truncated_dot
-from fpsum.rounding import add_exact, round_exact, stochastic_round
+from fpsum.inputs import make_inputs
+from fpsum.methods import ROUNDING_STREAM, running_totals, total
+from fpsum.names import UPDATE_METHODS
+from fpsum.order import tree_reduction
+from fpsum.race import run_race
+from fpsum.rounding import add_exact, round_exact, stochastic_round, to_format
+from fpsum.updates import bytes_per_weight, lost_below
 
 from .contract import NestedNumbers
 from .record import Built, Record
@@ -69,9 +77,9 @@ def first_frozen(running: np.ndarray) -> int:
 
 def constant_stall(params: ExercisesParams) -> NestedNumbers:
     """FP16 naive sum of one constant repeated: where it stops, after how many inputs, against the exact sum."""
-    fmt = fpsum.FP16
+    fmt = FP16
     stored = round_exact(params.constant, fmt)
-    running = fpsum.running_totals("naive", fpsum.to_format(np.full(params.constant_n, stored), fmt), fmt)
+    running = running_totals("naive", to_format(np.full(params.constant_n, stored), fmt), fmt)
     frozen = first_frozen(running.astype(np.float64))
     return {
         "value": repr(params.constant), "stored": repr(stored), "n": number(params.constant_n),
@@ -90,7 +98,7 @@ def half_gap_tie(params: ExercisesParams) -> NestedNumbers:
     In FP16's binade [2^(p-1), 2^p) the spacing is 1; ``tie_start`` is its
     first value, whose last significand bit is even, and the next one is odd.
     """
-    fmt = fpsum.FP16
+    fmt = FP16
     even = float(2 ** (fmt.precision - 1))
     odd = even + fmt.ulp(even)
     half = fmt.ulp(even) / 2
@@ -101,7 +109,7 @@ def half_gap_tie(params: ExercisesParams) -> NestedNumbers:
 
 def fast_two_sum(params: ExercisesParams) -> NestedNumbers:
     """Kahan's correction c = (t - s) - y for s = 2,048 and y = 0.3 in FP16: it is minus the rounding error."""
-    fmt = fpsum.FP16
+    fmt = FP16
     s, y = 2048.0, round_exact(0.3, fmt)
     t = add_exact(s, y, fmt)
     c = add_exact(add_exact(t, -s, fmt), -y, fmt)
@@ -110,11 +118,11 @@ def fast_two_sum(params: ExercisesParams) -> NestedNumbers:
 
 def bf16_race(params: ExercisesParams) -> NestedNumbers:
     """The BF16 race on ``race_n`` uniform inputs: naive against pairwise and the exact total."""
-    race = fpsum.run_race(fpsum.BF16, "uniform", n=params.race_n, seed=params.seed, samples=2,
+    race = run_race(BF16, "uniform", n=params.race_n, seed=params.seed, samples=2,
                           methods=("naive", "pairwise"))
-    values = fpsum.make_inputs("uniform", params.race_n, fpsum.BF16, params.seed).astype(np.float64)
+    values = make_inputs("uniform", params.race_n, BF16, params.seed).astype(np.float64)
     left, right = values[0::2], values[1::2]  # the tree's first level: neighbouring pairs
-    pair = fpsum.to_format(left + right, fpsum.BF16).astype(np.float64)  # exact in float64, then rounded once
+    pair = to_format(left + right, BF16).astype(np.float64)  # exact in float64, then rounded once
     lost = ((pair == left) & (right > 0)) | ((pair == right) & (left > 0))
     return {
         "pair_lost": number(int(lost.sum())),
@@ -127,26 +135,26 @@ def bf16_race(params: ExercisesParams) -> NestedNumbers:
 def bounds_reach(params: ExercisesParams) -> NestedNumbers:
     """Where the worst-case bound (n - 1)u reaches 1, and where √n·u reaches ``percent`` per cent."""
     numbers: dict[str, NestedNumbers | str] = {"percent": number(params.percent)}
-    for fmt in (fpsum.FP16, fpsum.BF16):
+    for fmt in (FP16, BF16):
         u = fmt.unit_roundoff
-        worst = next(n for n in range(2, 10**7) if fpsum.first_order_bounds(n, fmt)["naive"] >= 1)
+        worst = next(n for n in range(2, 10**7) if first_order_bounds(n, fmt)["naive"] >= 1)
         typical = math.ceil((params.percent / 100 / u) ** 2)
         numbers[fmt.name] = {"worst": number(worst), "typical": number(typical)}
-    numbers["fp32_stall_n"] = number(2 * fpsum.FP32.stall_point)
+    numbers["fp32_stall_n"] = number(2 * FP32.stall_point)
     return numbers
 
 
-def naive_errors(kind: str, n: int, trials: int, fmt: fpsum.Format, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def naive_errors(kind: str, n: int, trials: int, fmt: Format, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Relative errors of ``trials`` naive sums of ``n`` seeded inputs of ``kind``, and the inputs themselves."""
-    values = fpsum.make_inputs(kind, n, fmt, seed, trials)  # type: ignore[arg-type]
-    exact = fpsum.exact_running(values, np.array([n]))[:, 0]
-    total = fpsum.total("naive", values, fmt).astype(np.float64)
-    return np.abs(total - exact) / exact, values
+    values = make_inputs(kind, n, fmt, seed, trials)  # type: ignore[arg-type]
+    exact = exact_running(values, np.array([n]))[:, 0]
+    naive_total = total("naive", values, fmt).astype(np.float64)
+    return np.abs(naive_total - exact) / exact, values
 
 
-def lost_whole(values: np.ndarray, fmt: fpsum.Format) -> np.ndarray:
+def lost_whole(values: np.ndarray, fmt: Format) -> np.ndarray:
     """Which positive inputs a naive sum lost whole: the running total did not move when they were added."""
-    running = fpsum.running_totals("naive", values, fmt).astype(np.float64)
+    running = running_totals("naive", values, fmt).astype(np.float64)
     before = np.concatenate([np.zeros(running.shape[:-1] + (1,)), running[..., :-1]], axis=-1)
     lost: np.ndarray = (running == before) & (values.astype(np.float64) > 0)
     return lost
@@ -162,7 +170,7 @@ def typical_measured(params: ExercisesParams) -> NestedNumbers:
     average, the share of the exact total they carry (median), the median
     error, √n·u and the share of trials below it.
     """
-    fmt = fpsum.BF16
+    fmt = BF16
     u = fmt.unit_roundoff
     target = params.percent / 100
     handful = math.ceil((target / u) ** 2)  # as bounds_reach finds it
@@ -195,7 +203,7 @@ def typical_measured(params: ExercisesParams) -> NestedNumbers:
 
 def e4m3_overflow(params: ExercisesParams) -> NestedNumbers:
     """E4M3 has no infinity: a sum that rounds beyond 448 is NaN, one that ties back to 448 is 448."""
-    fmt = fpsum.E4M3
+    fmt = E4M3
     top, tie, over = params.overflow_terms
     return {
         "max": number(fmt.max_finite), "tie": number(tie), "over": number(over),
@@ -208,8 +216,8 @@ def e4m3_overflow(params: ExercisesParams) -> NestedNumbers:
 def fp8_stalls(params: ExercisesParams) -> NestedNumbers:
     """Stall points for inputs in [0, 1) of the FP8 formats and BF16, and BF16's largest value."""
     return {
-        "e4m3": number(fpsum.E4M3.stall_point), "e5m2": number(fpsum.E5M2.stall_point),
-        "bf16": number(fpsum.BF16.stall_point), "bf16_max": scientific(fpsum.BF16.max_finite, 3),
+        "e4m3": number(E4M3.stall_point), "e5m2": number(E5M2.stall_point),
+        "bf16": number(BF16.stall_point), "bf16_max": scientific(BF16.max_finite, 3),
     }
 
 
@@ -221,32 +229,32 @@ def scaled_stall(params: ExercisesParams) -> NestedNumbers:
     Scaled by a power of two in the normal range the count is the unscaled
     one; scaled into the subnormals the inputs round differently.
     """
-    fmt = fpsum.FP16
-    values = fpsum.make_inputs("uniform", params.race_n, fmt, params.seed).astype(np.float64)
+    fmt = FP16
+    values = make_inputs("uniform", params.race_n, fmt, params.seed).astype(np.float64)
     counts = {}
     for power in (0, params.subnormal_power):
-        scaled = fpsum.to_format(values * 2.0**power, fmt)
-        counts[power] = first_frozen(fpsum.running_totals("naive", scaled, fmt).astype(np.float64))
+        scaled = to_format(values * 2.0**power, fmt)
+        counts[power] = first_frozen(running_totals("naive", scaled, fmt).astype(np.float64))
     return {"n": number(params.race_n), "power": str(-params.subnormal_power),
             "after": number(counts[params.subnormal_power]), "unscaled_after": number(counts[0])}
 
 
 def cancelling(params: ExercisesParams) -> NestedNumbers:
     """Naive, Kahan and Neumaier on inputs that cancel, in FP16."""
-    fmt = fpsum.FP16
-    values = fpsum.to_format(np.array(params.cancelling), fmt)
-    results = {m: number(float(fpsum.total(m, values, fmt))) for m in ("naive", "kahan", "neumaier")}
+    fmt = FP16
+    values = to_format(np.array(params.cancelling), fmt)
+    results = {m: number(float(total(m, values, fmt))) for m in ("naive", "kahan", "neumaier")}
     listed = ", ".join(number(v) for v in params.cancelling)
     terms = "\\n".join(f"{v:g}" for v in params.cancelling)
-    return results | {"inputs": listed, "exact": number(fpsum.exact_total(values)),
+    return results | {"inputs": listed, "exact": number(exact_total(values)),
                       "command": f"printf '{terms}\\n' | fpsum sum --format fp16 --method neumaier"}
 
 
 def unbiased(params: ExercisesParams) -> NestedNumbers:
     """Stochastic rounding of 1/3 to FP16, ``sr_draws`` times: the neighbours, the mean and its standard error."""
-    fmt = fpsum.FP16
+    fmt = FP16
     value = params.sr_value
-    draws = np.random.default_rng([fpsum.methods.ROUNDING_STREAM, params.seed]).random(params.sr_draws)
+    draws = np.random.default_rng([ROUNDING_STREAM, params.seed]).random(params.sr_draws)
     nearest = round_exact(value, fmt)
     # The neighbour on value's other side (compared as Python floats: NumPy would compare in float16).
     other = np.nextafter(np.float16(nearest), np.float16(1 if nearest < value else 0))
@@ -265,7 +273,7 @@ def unbiased(params: ExercisesParams) -> NestedNumbers:
 
 def blocked_bound(params: ExercisesParams) -> NestedNumbers:
     """The first-order bound (b + n/b)u of blocked summation, at its best block size b = √n."""
-    fmt = fpsum.FP16
+    fmt = FP16
     n = params.blocked_n
     best = int(math.isqrt(n))
     bound = (best + n / best) * fmt.unit_roundoff
@@ -279,11 +287,11 @@ def blocked_bound(params: ExercisesParams) -> NestedNumbers:
 
 def dot_half_wrong(params: ExercisesParams) -> NestedNumbers:
     """The K at which a BF16 dot product of uniform inputs in a BF16 accumulator is first 50 % wrong."""
-    fmt = fpsum.BF16
-    x = fpsum.make_inputs("uniform", params.dot_k_max, fmt, params.seed)
-    y = fpsum.make_inputs("uniform", params.dot_k_max, fmt, params.seed + 1)
+    fmt = BF16
+    x = make_inputs("uniform", params.dot_k_max, fmt, params.seed)
+    y = make_inputs("uniform", params.dot_k_max, fmt, params.seed + 1)
     ks = np.arange(1, params.dot_k_max + 1)
-    exact = fpsum.dot.exact_dot_running(x, y, ks)
+    exact = exact_dot_running(x, y, ks)
     error = np.abs(dot_running(x, y, fmt, fmt).astype(np.float64) - exact) / exact
     k = int(np.argmax(error >= 0.5)) + 1
     result = float(dot_running(x[:k], y[:k], fmt, fmt)[-1])
@@ -293,7 +301,7 @@ def dot_half_wrong(params: ExercisesParams) -> NestedNumbers:
 
 def truncated_ones(params: ExercisesParams) -> NestedNumbers:
     """``ones`` products 1 × 1 through the truncating accumulator, without and with promotion."""
-    ones = fpsum.to_format(np.ones(params.ones), fpsum.BF16)
+    ones = to_format(np.ones(params.ones), BF16)
     never = float(truncated_dot(ones, ones, TruncatedAccumulator(bits=params.bits)))
     model = TruncatedAccumulator(bits=params.bits, promote_every=params.promote_every)
     promoted = float(truncated_dot(ones, ones, model))
@@ -315,9 +323,9 @@ def kappa_estimate(params: ExercisesParams) -> NestedNumbers:
 
 def update_thresholds(params: ExercisesParams) -> NestedNumbers:
     """A BF16 weight of 1: the update sizes lost upwards and downwards, and commands that show each side."""
-    fmt = fpsum.BF16
-    up = float(fpsum.updates.lost_below(1.0, fmt, 1.0))
-    down = float(fpsum.updates.lost_below(1.0, fmt, -1.0))
+    fmt = BF16
+    up = float(lost_below(1.0, fmt, 1.0))
+    down = float(lost_below(1.0, fmt, -1.0))
     moved = round_exact(params.update_probe, fmt)
     return {
         "up": repr(up), "down": repr(down),
@@ -331,10 +339,10 @@ def update_thresholds(params: ExercisesParams) -> NestedNumbers:
 
 def tree_workers(params: ExercisesParams) -> NestedNumbers:
     """A BF16 grid-stride reduction of uniform inputs: the totals for 1, 2, 4, ... workers; the first that is right."""
-    fmt = fpsum.BF16
-    values = fpsum.make_inputs("uniform", params.tree_n, fmt, params.seed)
-    correct = float(fpsum.total("correct", values, fmt))
-    totals = {w: float(fpsum.order.tree_reduction(values, fmt, w)) for w in (1, 2, 4, 8, 16, 32)}
+    fmt = BF16
+    values = make_inputs("uniform", params.tree_n, fmt, params.seed)
+    correct = float(total("correct", values, fmt))
+    totals = {w: float(tree_reduction(values, fmt, w)) for w in (1, 2, 4, 8, 16, 32)}
     first = min(w for w, t in totals.items() if t == correct)
     return {"n": number(params.tree_n), "correct": number(correct), "first": number(first),
             "share": number(params.tree_n / first), **{f"w{w}": number(t) for w, t in totals.items()}}
@@ -342,23 +350,23 @@ def tree_workers(params: ExercisesParams) -> NestedNumbers:
 
 def update_memory(params: ExercisesParams) -> NestedNumbers:
     """Bytes per weight of the four ways to store a BF16 weight, and what they come to for a model's parameters."""
-    fmt = fpsum.BF16
+    fmt = BF16
     numbers: dict[str, NestedNumbers | str] = {"parameters": f"{params.parameters / 1e9:g} billion"}
-    for method in fpsum.updates.UPDATE_METHODS:
-        size = fpsum.updates.bytes_per_weight(method, fmt)
+    for method in UPDATE_METHODS:
+        size = bytes_per_weight(method, fmt)
         numbers[method] = {"bytes": str(size), "gb": number(size * params.parameters / 1e9)}
     return numbers
 
 
 def sterbenz(params: ExercisesParams) -> NestedNumbers:
     """Two FP16 inputs that nearly cancel: κ, the naive bound it implies, and the (exact) naive sum."""
-    fmt = fpsum.FP16
+    fmt = FP16
     a, b = params.cancel_pair
-    values = fpsum.to_format(np.array([a, b]), fmt)
-    kappa = float(np.abs(values.astype(np.float64)).sum() / abs(fpsum.exact_total(values)))
-    result = float(fpsum.total("naive", values, fmt))
+    values = to_format(np.array([a, b]), fmt)
+    kappa = float(np.abs(values.astype(np.float64)).sum() / abs(exact_total(values)))
+    result = float(total("naive", values, fmt))
     return {"a": number(a), "b": number(b), "kappa": number(kappa), "bound": significant(kappa * fmt.unit_roundoff),
-            "result": number(result), "exact": number(fpsum.exact_total(values)),
+            "result": number(result), "exact": number(exact_total(values)),
             "command": f"printf '{a:g}\\n{b:g}\\n' | fpsum sum --format fp16 --method naive"}
 
 

@@ -10,8 +10,9 @@ from html import escape
 
 import numpy as np
 
-import fpsum
+from fpsum.formats import Format, get_format
 from fpsum.inputs import input_blocks
+from fpsum.methods import running_totals
 
 from .contract import FigureFiles
 from .html import figure_html
@@ -32,7 +33,7 @@ class FormatsParams:
 
     def __post_init__(self) -> None:
         for name in self.formats:
-            fpsum.get_format(name)
+            get_format(name)
         if self.stall_seeds < 1 or self.wide_stall_seeds < 1:
             raise ValueError("the formats table needs at least one seed for the stall counts")
 
@@ -42,7 +43,7 @@ def records() -> list[Record]:
     return [Record("formats-table", FormatsParams(), build)]
 
 
-def inputs_to_stall(fmt: fpsum.Format, seed: int) -> int:
+def inputs_to_stall(fmt: Format, seed: int) -> int:
     """How many uniform [0, 1) inputs the naive running sum takes to reach its stall point.
 
     The sum reaches 2**p near n = 2**(p+1) inputs; the inputs are those of a
@@ -54,7 +55,7 @@ def inputs_to_stall(fmt: fpsum.Format, seed: int) -> int:
     carried = np.zeros(0, dtype=fmt.dtype)  # the running total so far: none before the first input
     done = 0
     for block in input_blocks("uniform", n, fmt, seed, STALL_BLOCK):
-        running = fpsum.running_totals("naive", np.concatenate([carried, block]), fmt)[carried.size:]
+        running = running_totals("naive", np.concatenate([carried, block]), fmt)[carried.size:]
         reached = np.nonzero(running >= fmt.stall_point)[0]
         if reached.size:
             return done + int(reached[0]) + 1
@@ -91,7 +92,7 @@ def build(figure_id: str, params: FormatsParams) -> Built:
     rows_html, csv_rows = [], []
     numbers: dict[str, dict[str, str]] = {}
     for name in params.formats:
-        fmt = fpsum.get_format(name)
+        fmt = get_format(name)
         seeds = params.wide_stall_seeds if fmt.precision > 16 else params.stall_seeds
         mean_steps = float(np.mean([inputs_to_stall(fmt, seed) for seed in range(seeds)]))
         about = float(f"{mean_steps:.2g}")  # an average: two significant figures

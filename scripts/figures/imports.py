@@ -10,7 +10,8 @@ What counts as imported, so that the closure of a module holds every module
 of the roots that importing it and calling its functions may run:
 
 - every import statement anywhere in the file (in functions, under ``if``
-  or ``try``, under ``TYPE_CHECKING``), whether it runs or not;
+  or ``try``), whether it runs or not, except under ``if TYPE_CHECKING:``
+  (which never runs; its ``else`` counts);
 - ``import a.b.c`` runs ``a``, ``a.b`` and ``a.b.c``: a package's
   ``__init__.py`` counts whenever any module inside it is imported, and a
   module's own packages count with it;
@@ -29,6 +30,25 @@ of the roots that importing it and calling its functions may run:
   ``from importlib import import_module as load``) may run anything: it
   counts as importing every module under the roots.
 
+A module may load what it exports on demand (PEP 562): the imports in its
+module-level ``__getattr__`` run only when it is asked for a name it does
+not bind itself, so they count for a module that may ask it for one, and not
+for one that only imports its submodules:
+
+- ``import a.b`` gives the importer ``a`` (and ``a.b`` as its attribute):
+  what ``a`` and ``a.b`` load on demand counts;
+- ``from a import x`` asks ``a`` for ``x`` (Python does so before it looks
+  for a submodule ``a.x``): what ``a`` loads on demand counts, unless ``a``
+  binds ``x`` at its top level (a ``def``, a ``class``, an assignment or an
+  import not under any block); what ``a.x`` loads on demand counts too, if
+  ``a.x`` is a module;
+- ``from a.b import x`` imports ``a`` and ``a.b`` and asks only ``a.b``;
+- a dynamic import gives the module it names.
+
+So ``fpsum``, whose ``__init__.py`` loads each name from its module when it
+is first read, costs a builder nothing unless the builder reads names from
+``fpsum`` itself rather than from ``fpsum.race`` and the like.
+
 Not seen: code run from a file by its path (``runpy.run_path``, ``exec`` of
 its text), which is no import (a builder that does so names the file among
 its record's inputs: :mod:`figures.snippets`), and an import function
@@ -44,6 +64,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 DYNAMIC_IMPORTS = frozenset({"__import__", "import_module", "run_module"})
@@ -70,6 +91,8 @@ class ImportGraph:
         self._files: dict[str, Path | None] = {}
         self._sources: dict[str, bytes] = {}
         self._imports: dict[str, frozenset[str]] = {}
+        self._trees: dict[str, ast.Module | None] = {}
+        self._readings: dict[str, _Reading] = {}
         self._everything: frozenset[str] | None = None
 
     def find(self, name: str) -> Path | None:
@@ -109,26 +132,87 @@ class ImportGraph:
         return self._everything
 
     def imports(self, name: str) -> frozenset[str]:
-        """The modules under the roots that module ``name``'s import statements run, their packages included
-        (not transitively: not what those import).
+        """The modules under the roots that module ``name`` may run when it is imported and its functions are
+        called, their packages included (not transitively: not what those import): what its import statements
+        name, and what the modules it reads names from may import on demand (:meth:`on_demand`).
         """
         if name not in self._imports:
-            self._imports[name] = self._read_imports(name)
+            reading = self._reading(name)
+            if reading.eager is None:
+                self._imports[name] = self.everything()
+            else:
+                named, read = reading.eager
+                on_demand = {module for bound in read for module in self.on_demand(bound)}
+                self._imports[name] = frozenset(module for module in named | on_demand if module != name)
         return self._imports[name]
 
-    def _read_imports(self, name: str) -> frozenset[str]:
+    def on_demand(self, name: str) -> frozenset[str]:
+        """The modules that reading a name module ``name`` does not define may import: those its module-level
+        ``__getattr__`` (PEP 562) names, and what the modules that function reads names from may import on
+        demand in turn.  Empty for a module without one.
+        """
+        found: set[str] = set()
+        seen: set[str] = set()
+        todo = [name]
+        while todo:
+            module = todo.pop()
+            if module in seen:
+                continue
+            seen.add(module)
+            lazy = self._reading(module).lazy
+            if lazy is None:
+                return self.everything()
+            named, read = lazy
+            found |= named
+            todo += read
+        return frozenset(found)
+
+    def _reading(self, name: str) -> _Reading:
+        if name not in self._readings:
+            self._readings[name] = self._read(name)
+        return self._readings[name]
+
+    def _tree(self, name: str) -> ast.Module | None:
+        """Module ``name`` parsed (once); None if it does not parse (Python will refuse it, later)."""
+        if name not in self._trees:
+            path = self.find(name)
+            assert path is not None, name
+            try:
+                self._trees[name] = ast.parse(self.source(name), filename=str(path))
+            except (SyntaxError, ValueError):  # ValueError: a null byte
+                self._trees[name] = None
+        return self._trees[name]
+
+    def _read(self, name: str) -> _Reading:
+        tree = self._tree(name)
+        if tree is None:
+            return _Reading(None, None)
         path = self.find(name)
-        assert path is not None, name
-        try:
-            tree = ast.parse(self.source(name), filename=str(path))
-        except (SyntaxError, ValueError):  # ValueError: a null byte; Python will refuse the file, say, later
-            return self.everything()
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        package = name if path is not None and path.name == "__init__.py" else name.rpartition(".")[0]
+        getattr_def: list[ast.stmt] = [node for node in tree.body
+                       if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "__getattr__"]
+        eager = [node for node in tree.body if node not in getattr_def]
+        return _Reading(self._statements_imports(name, eager, package),
+                        self._statements_imports(name, getattr_def, package) if getattr_def else (set(), set()))
+
+    def _defines(self, name: str, names: set[str]) -> bool:
+        """Whether module ``name`` binds each of ``names`` at its top level, unconditionally (so that reading
+        one never runs its ``__getattr__``); False for a module that does not parse.
+        """
+        tree = self._tree(name)
+        return tree is not None and names <= _top_level_names(tree.body)
+
+    def _statements_imports(self, name: str, body: list[ast.stmt], package: str) -> _Imports | None:
+        """The modules under the roots that the import statements and dynamic imports in ``body`` name, and
+        those whose names the code may read (whose ``__getattr__`` may run); None if they may import anything.
+        """
         named: set[str] = set()
-        for node in _statements(tree.body):
+        read: set[str] = set()
+        for node in _statements(body):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     named.update(parents(alias.name))
+                    read.update(parents(alias.name))  # ``import a.b`` gives ``a``, and ``a.b`` as its attribute
             elif isinstance(node, ast.ImportFrom):
                 base = self._absolute(node, package)
                 if base is None:
@@ -136,14 +220,22 @@ class ImportGraph:
                 named.update(parents(base))
                 if any(alias.name == "*" for alias in node.names):
                     named.update(self._submodules(base))
-                named.update(f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+                modules = {f"{base}.{alias.name}" for alias in node.names if alias.name != "*"}
+                named |= modules
+                read |= modules
+                # ``from base import x`` asks ``base`` for x first, submodule or not: unless base binds x itself,
+                # base's ``__getattr__`` runs.
+                if self.find(base) is not None and not self._defines(base, {alias.name for alias in node.names}):
+                    read.add(base)
         # Walking every expression takes most of the time: only a file that names such a call is walked.
         if any(dynamic.encode() in self.source(name) for dynamic in DYNAMIC_IMPORTS):
-            dynamic = _dynamic_imports(tree)
+            dynamic = _dynamic_imports(body)
             if dynamic is None:
-                return self.everything()
+                return None
             named.update(parent for imported in dynamic for parent in parents(imported))
-        return frozenset(module for module in named if module != name and self.find(module) is not None)
+            read |= dynamic
+        return ({module for module in named if self.find(module) is not None},
+                {module for module in read if self.find(module) is not None})
 
     @staticmethod
     def _absolute(node: ast.ImportFrom, package: str) -> str | None:
@@ -185,13 +277,50 @@ def _inside(path: Path) -> Path | None:
     return None
 
 
+_Imports = tuple[set[str], set[str]]
+"""What some statements import: the modules they name, and those whose names the code may read."""
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A module's imports (None: it may import anything): those its import runs or its functions may run
+    (``eager``), and those its module-level ``__getattr__`` runs when it is asked for a name it lacks (``lazy``).
+    """
+
+    eager: _Imports | None
+    lazy: _Imports | None
+
+
+def _top_level_names(body: list[ast.stmt]) -> set[str]:
+    """The names that statements directly in ``body`` bind (not under ``if``, ``try`` or any other block)."""
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(part.id for target in targets for part in ast.walk(target) if isinstance(part, ast.Name))
+    return names
+
+
+def _type_checking_only(node: ast.stmt) -> bool:
+    """Whether ``node`` is ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): its body never runs."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Every statement of ``body`` and of the blocks inside it (functions, classes, ``if``, ``try``, ``with``,
     loops, ``match``): an import is a statement, so no expression needs walking to find them all.
     """
     for node in body:
         yield node
-        for block in ("body", "orelse", "finalbody"):
+        for block in ("orelse",) if _type_checking_only(node) else ("body", "orelse", "finalbody"):
             inner = getattr(node, block, None)
             if isinstance(inner, list):
                 yield from _statements(inner)
@@ -199,13 +328,13 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield from _statements(part.body)
 
 
-def _dynamic_imports(tree: ast.Module) -> set[str] | None:
+def _dynamic_imports(body: list[ast.stmt]) -> set[str] | None:
     """The names the dynamic imports of ``tree`` import; None if one may import anything: called with a name
     that is no literal, or passed on without a call (``load = importlib.import_module``, ``import ... as``).
     """
     names: set[str] = set()
     called: set[int] = set()  # the ``func`` of each call seen: a parent is walked before its children
-    for node in ast.walk(tree):
+    for node in (inner for statement in body for inner in ast.walk(statement)):
         if isinstance(node, ast.Call) and _called_name(node.func) in DYNAMIC_IMPORTS:
             imported = _literal_name(node)
             if imported is None:

@@ -8,20 +8,22 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-import fpsum
+from fpsum.formats import Format
+from fpsum.inputs import make_inputs
+from fpsum.rounding import to_format
 
 from .looks import INPUT_LOOKS, MARKERS, Palette
 
 
-def kind_inputs(kind: str, fmt: fpsum.Format, n: int, seed: int, constant: float,
+def kind_inputs(kind: str, fmt: Format, n: int, seed: int, constant: float,
                 trials: int | None = None) -> np.ndarray:
     """Inputs of ``kind`` in ``fmt``: the model's seeded kinds, or ``constant`` repeated (kind ``constant``).
 
     Shape ``(n,)``, or ``(trials, n)`` if ``trials`` is given, as ``fpsum.make_inputs``.
     """
     if kind == "constant":
-        return fpsum.to_format(np.full((n,) if trials is None else (trials, n), constant), fmt)
-    return fpsum.make_inputs(kind, n, fmt, seed, trials=trials)  # type: ignore[arg-type]
+        return to_format(np.full((n,) if trials is None else (trials, n), constant), fmt)
+    return make_inputs(kind, n, fmt, seed, trials=trials)  # type: ignore[arg-type]
 
 
 def input_line(ax: Axes, kind: str, x: Any, y: Any, palette: Palette, **overrides: Any) -> Line2D:

@@ -33,7 +33,12 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
-import fpsum
+from fpsum.exact import exact_running
+from fpsum.formats import Format, get_format
+from fpsum.inputs import make_inputs
+from fpsum.methods import running_totals, total
+from fpsum.rounding import to_format
+from fpsum.sweep import log_grid
 
 from .contract import FigureFiles, NestedNumbers
 from .html import static_fragment
@@ -67,8 +72,8 @@ class KahanLimitsParams:
 
     def __post_init__(self) -> None:
         for _, name, value, n in self.cases:
-            fmt = fpsum.get_format(name)
-            if float(fpsum.to_format(np.float64(value), fmt)) != value or n < 2:
+            fmt = get_format(name)
+            if float(to_format(np.float64(value), fmt)) != value or n < 2:
                 raise ValueError(f"the counterexample {value} x {n} is not exact in {fmt.label}")
         if self.n_max < 2 or self.trials < 1:
             raise ValueError(f"invalid Kahan-limits parameters: {self}")
@@ -79,16 +84,16 @@ def records() -> list[Record]:
     return [Record("kahan-limits", KahanLimitsParams(), build)]
 
 
-def ulps_off(totals: np.ndarray, exact: np.ndarray, fmt: fpsum.Format) -> np.ndarray:
+def ulps_off(totals: np.ndarray, exact: np.ndarray, fmt: Format) -> np.ndarray:
     """|total - exact| in ulps of the format at the exact value rounded to the format."""
-    nearest = fpsum.to_format(exact, fmt).astype(np.float64)
+    nearest = to_format(exact, fmt).astype(np.float64)
     off: np.ndarray = np.abs(totals.astype(np.float64) - exact) / fmt.ulps(nearest)
     return off
 
 
 def draw_inputs(kind: str, params: KahanLimitsParams, n: int, trials: int) -> np.ndarray:
     """``trials`` rows of ``n`` inputs of ``kind`` in the figure's format (``constant``: the params' constant)."""
-    return kind_inputs(kind, fpsum.get_format(params.format), n, params.seed, params.constant, trials)
+    return kind_inputs(kind, get_format(params.format), n, params.seed, params.constant, trials)
 
 
 Runs = dict[str, tuple[np.ndarray, np.ndarray]]
@@ -103,18 +108,18 @@ def kahan_runs(params: KahanLimitsParams) -> Runs:
     go through one Kahan loop together: rows are independent, so stacking
     them changes no bit and runs the loop over the inputs once, not per kind.
     """
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     drawn = [draw_inputs(kind, params, params.n_max, 1 if kind == "constant" else params.trials) for kind in KINDS]
     stacked = np.concatenate(drawn)
-    kahan = fpsum.running_totals("kahan", stacked, fmt)
-    exact = fpsum.exact_running(stacked, np.arange(1, params.n_max + 1))
+    kahan = running_totals("kahan", stacked, fmt)
+    exact = exact_running(stacked, np.arange(1, params.n_max + 1))
     starts = np.cumsum([rows.shape[0] for rows in drawn])[:-1]
     return dict(zip(KINDS, zip(np.split(kahan, starts), np.split(exact, starts))))
 
 
 def first_beyond_one_ulp(params: KahanLimitsParams, runs: Runs | None = None) -> int:
     """The smallest n at which Kahan's sum of n copies of the constant is more than one ulp off; 0 if none is."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     kahan, exact = (runs or kahan_runs(params))["constant"]
     beyond = np.nonzero(ulps_off(kahan[0], exact[0], fmt) > 1)[0]
     return int(beyond[0]) + 1 if beyond.size else 0
@@ -126,8 +131,8 @@ def curves(params: KahanLimitsParams, runs: Runs | None = None) -> tuple[np.ndar
     The worst so far, not the error at n: a single sum can land exactly on
     the truth by luck, which says nothing about the next one.
     """
-    fmt = fpsum.get_format(params.format)
-    ns = fpsum.log_grid(params.n_max, per_octave=4)
+    fmt = get_format(params.format)
+    ns = log_grid(params.n_max, per_octave=4)
     out = {}
     for kind, (kahan, exact) in (runs or kahan_runs(params)).items():
         worst = np.maximum.accumulate(ulps_off(kahan, exact, fmt), axis=-1)
@@ -138,7 +143,7 @@ def curves(params: KahanLimitsParams, runs: Runs | None = None) -> tuple[np.ndar
 def draw(ns: np.ndarray, ulps: dict[str, np.ndarray], params: KahanLimitsParams, palette: Palette,
          layout: Layout) -> Figure:
     """The figure in one palette and layout; the caller saves and closes it."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
     for kind in KINDS:
         label = None if kind != "constant" else f"constant {number(params.constant)}"
@@ -170,10 +175,10 @@ def counterexamples(params: KahanLimitsParams) -> dict[str, dict[str, str]]:
     """Each constant case: the Kahan total, the exact one, the distance in ulps and per cent, the command."""
     out = {}
     for key, name, value, n in params.cases:
-        fmt = fpsum.get_format(name)
-        values = fpsum.to_format(np.full(n, value), fmt)
-        kahan = float(fpsum.total("kahan", values, fmt))
-        exact = float(fpsum.exact_running(values, np.array([n]))[0])  # the exact sum, rounded once
+        fmt = get_format(name)
+        values = to_format(np.full(n, value), fmt)
+        kahan = float(total("kahan", values, fmt))
+        exact = float(exact_running(values, np.array([n]))[0])  # the exact sum, rounded once
         out[key] = {
             "value": repr(value), "n": number(n), "format": fmt.label,
             "kahan": number(kahan), "exact": number(exact),
@@ -184,12 +189,12 @@ def counterexamples(params: KahanLimitsParams) -> dict[str, dict[str, str]]:
     return out
 
 
-def reliable(fmt: fpsum.Format) -> dict[str, str]:
+def reliable(fmt: Format) -> dict[str, str]:
     """The worst error in ulps over every constant input in [1/2, 1) and every n up to 2^(p+2)."""
     n_max = 2 ** (fmt.precision + 2)
     constants = 0.5 + np.arange(2 ** (fmt.precision - 1)) * 2.0 ** -fmt.precision  # every value in [1/2, 1)
-    values = np.ascontiguousarray(np.broadcast_to(fpsum.to_format(constants, fmt)[:, None], (constants.size, n_max)))
-    kahan = fpsum.running_totals("kahan", values, fmt)
+    values = np.ascontiguousarray(np.broadcast_to(to_format(constants, fmt)[:, None], (constants.size, n_max)))
+    kahan = running_totals("kahan", values, fmt)
     counts = np.arange(1, n_max + 1)
     rows = max(1, (1 << 16) // n_max)  # the errors of a few constants at a time: float64 arrays that stay small
     worst = max(float(ulps_off(kahan[i:i + rows], constants[i:i + rows, None] * counts, fmt).max())
@@ -199,7 +204,7 @@ def reliable(fmt: fpsum.Format) -> dict[str, str]:
 
 def random_trials(params: KahanLimitsParams, runs: Runs | None = None) -> dict[str, str | dict[str, str]]:
     """Per seeded kind of input, the worst error in ulps over the trials and the share beyond one ulp."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     random: dict[str, str | dict[str, str]] = {"n": number(params.n_max), "trials": number(params.trials)}
     runs = runs or kahan_runs(params)
     for kind in ("uniform", "squares", "exp"):
@@ -211,12 +216,12 @@ def random_trials(params: KahanLimitsParams, runs: Runs | None = None) -> dict[s
 
 def numbers(params: KahanLimitsParams, runs: Runs | None = None) -> NestedNumbers:
     """Everything the pages quote (see the module docstring); ``runs``, if given, are :func:`kahan_runs`'s."""
-    fmt = fpsum.get_format(params.format)
-    e5m2 = fpsum.get_format("e5m2")
-    values = fpsum.make_inputs("uniform", params.fp8_n, e5m2, params.seed, trials=params.trials)
-    exact = fpsum.exact_running(values, np.array([params.fp8_n]))[:, 0]
+    fmt = get_format(params.format)
+    e5m2 = get_format("e5m2")
+    values = make_inputs("uniform", params.fp8_n, e5m2, params.seed, trials=params.trials)
+    exact = exact_running(values, np.array([params.fp8_n]))[:, 0]
     fp8 = {"n": number(params.fp8_n), "trials": number(params.trials)} | {
-        method: significant(100 * float(np.median(np.abs(fpsum.total(method, values, e5m2) - exact) / exact)))
+        method: significant(100 * float(np.median(np.abs(total(method, values, e5m2) - exact) / exact)))
         for method in ("kahan", "pairwise")
     }
     runs = runs or kahan_runs(params)
@@ -224,7 +229,7 @@ def numbers(params: KahanLimitsParams, runs: Runs | None = None) -> NestedNumber
     return counterexamples(params) | {
         "constant": {"value": number(params.constant), "first_beyond": number(first),
                      "nu": number(first * fmt.unit_roundoff, 1)},
-        "reliable": {name: reliable(fpsum.get_format(name)) for name in ("fp16", "bf16")},
+        "reliable": {name: reliable(get_format(name)) for name in ("fp16", "bf16")},
         "random": random_trials(params, runs),
         "fp8": fp8,
     }
@@ -232,7 +237,7 @@ def numbers(params: KahanLimitsParams, runs: Runs | None = None) -> NestedNumber
 
 def build(figure_id: str, params: KahanLimitsParams) -> Built:
     """The figure, its CSV and fragment, and the counterexamples."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     runs = kahan_runs(params)
     ns, ulps = curves(params, runs)
     files = render(lambda palette, layout: draw(ns, ulps, params, palette, layout), figure_id, SIZES)

@@ -19,8 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import fpsum
-from fpsum.updates import UPDATE_LABELS, UpdateMethod
+from fpsum.names import METHOD_LABELS, UPDATE_LABELS, UpdateMethod
 
 
 @dataclass(frozen=True)
@@ -48,7 +47,7 @@ class Look:
 
 
 def _look(method: str, light: str, dark: str, dash: tuple[float, ...], width: float, marker: str) -> Look:
-    return Look(fpsum.METHOD_LABELS[method], light, dark, dash, width, marker)
+    return Look(METHOD_LABELS[method], light, dark, dash, width, marker)
 
 
 LOOKS: dict[str, Look] = {

@@ -14,8 +14,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-import fpsum
+from fpsum.formats import get_format
+from fpsum.inputs import INPUT_LABELS, make_inputs
 from fpsum.matmul import exact_matmul, naive_matmuls, relative_frobenius_error
+from fpsum.rounding import to_format
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
@@ -47,7 +49,7 @@ class MatmulParams:
     seed: int = 41
 
     def __post_init__(self) -> None:
-        fpsum.get_format(self.format)
+        get_format(self.format)
         if min(self.m, self.n, self.trials) < 1 or self.k_max < max(QUOTED_K):
             raise ValueError(f"invalid matrix-multiply parameters: {self}")
 
@@ -68,13 +70,13 @@ def operands(params: MatmulParams) -> tuple[np.ndarray, np.ndarray]:
 
     Trial t draws A from seed ``seed + 2t`` and B from the next.
     """
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     a, b = [], []
     for kind in INPUTS.values():
         for trial in range(params.trials):
             seed = params.seed + 2 * trial
-            a.append(fpsum.make_inputs(kind, params.k_max, fmt, seed, trials=params.m))  # type: ignore[arg-type]
-            b.append(fpsum.make_inputs(kind, params.k_max, fmt, seed + 1, trials=params.n).T)  # type: ignore[arg-type]
+            a.append(make_inputs(kind, params.k_max, fmt, seed, trials=params.m))  # type: ignore[arg-type]
+            b.append(make_inputs(kind, params.k_max, fmt, seed + 1, trials=params.n).T)  # type: ignore[arg-type]
     stack = (len(INPUTS), params.trials)
     return np.stack(a).reshape(stack + a[0].shape), np.stack(b).reshape(stack + b[0].shape)
 
@@ -85,14 +87,14 @@ def compute(params: MatmulParams) -> dict[tuple[str, str], np.ndarray]:
     One pass of running sums over every trial and kind of input gives every K; FP32 results
     are rounded to the input format at the end, as a kernel that writes a BF16 output does.
     """
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     ks = params.ks
     a, b = operands(params)
     exact = exact_matmul(a, b, at=ks)  # (ks, kinds, trials, m, n)
     errors: dict[tuple[str, str], np.ndarray] = {}
-    products = naive_matmuls(a, b, fmt, tuple(fpsum.get_format(acc) for acc in ACCUMULATE), at=ks)
+    products = naive_matmuls(a, b, fmt, tuple(get_format(acc) for acc in ACCUMULATE), at=ks)
     for acc, c_hat in zip(ACCUMULATE, products):
-        rounded = fpsum.to_format(c_hat.astype(np.float64), fmt).astype(np.float64)
+        rounded = to_format(c_hat.astype(np.float64), fmt).astype(np.float64)
         by_kind = np.moveaxis(relative_frobenius_error(rounded, exact), 0, -1)  # (kinds, trials, ks)
         for name, kind_errors in zip(INPUTS, by_kind):
             errors[(name, acc)] = kind_errors
@@ -102,19 +104,19 @@ def compute(params: MatmulParams) -> dict[tuple[str, str], np.ndarray]:
 def draw(errors: dict[tuple[str, str], np.ndarray], params: MatmulParams, palette: Palette,
          layout: Layout) -> Figure:
     """The figure in one palette and layout; the caller saves and closes it."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     shape = (len(INPUTS), 1) if layout.narrow else (1, len(INPUTS))
     fig, axes = plt.subplots(*shape, figsize=layout.size, sharey=True, sharex=layout.narrow, layout="constrained")
     for ax, (name, kind) in zip(axes, INPUTS.items()):
         for acc, look in ACCUMULATE.items():
-            label = f"accumulate in {fpsum.get_format(acc).label}"
+            label = f"accumulate in {get_format(acc).label}"
             if acc != params.format:
                 label += f" (output rounded to {fmt.label})"
             method_line(ax, look, params.ks, np.median(errors[(name, acc)], axis=0), palette, label=label,
                         markevery=1)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"{fmt.label}, entries {fpsum.INPUT_LABELS[kind]}")  # type: ignore[index]
+        ax.set_title(f"{fmt.label}, entries {INPUT_LABELS[kind]}")  # type: ignore[index]
         ax.grid(True, which="major", color=palette.grid, lw=0.6)
     # Stacked panels share the x axis, labelled once under the lower one; each has its y label.
     for ax in axes[-1:] if layout.narrow else axes:
@@ -150,7 +152,7 @@ def build(figure_id: str, params: MatmulParams) -> Built:
     errors = compute(params)
     files = render(lambda palette, layout: draw(errors, params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(errors, params)
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     shape = f"{params.m}×K by K×{params.n}"
     alt = (f"Two log-log panels of the relative Frobenius error of a {fmt.label} matrix product, {shape}, "
            f"against K up to {number(params.k_max)}, median of {params.trials} trials, for entries uniform on "

@@ -11,8 +11,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-import fpsum
-from fpsum.methods import Method
+from fpsum.exact import exact_running, exact_total
+from fpsum.formats import get_format
+from fpsum.inputs import make_inputs
+from fpsum.methods import Method, running_totals, total
+from fpsum.rounding import to_format
 
 from .contract import FigureFiles
 from .html import static_fragment
@@ -45,10 +48,10 @@ class NeumaierParams:
     long_seed: int = 0
 
     def __post_init__(self) -> None:
-        fmt = fpsum.get_format(self.format)
+        fmt = get_format(self.format)
         if self.repeats < 1 or not self.block:
             raise ValueError("the Neumaier example needs a non-empty block and at least one repeat")
-        if not np.array_equal(fpsum.to_format(np.array(self.block), fmt).astype(float), np.array(self.block)):
+        if not np.array_equal(to_format(np.array(self.block), fmt).astype(float), np.array(self.block)):
             raise ValueError(f"the block {self.block} is not exactly representable in {fmt.label}")
 
 
@@ -59,11 +62,11 @@ def records() -> list[Record]:
 
 def compute(params: NeumaierParams) -> tuple[np.ndarray, dict[Method, np.ndarray], np.ndarray]:
     """Totals after each complete block: within a block the large inputs swing the sum far and back."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     values = np.tile(np.array(params.block), params.repeats).astype(fmt.dtype)
     steps = np.arange(1, params.repeats + 1) * len(params.block)
-    runs = {m: fpsum.running_totals(m, values, fmt)[steps - 1].astype(np.float64) for m in METHODS}
-    return steps, runs, fpsum.exact_running(values, steps)
+    runs = {m: running_totals(m, values, fmt)[steps - 1].astype(np.float64) for m in METHODS}
+    return steps, runs, exact_running(values, steps)
 
 
 def draw(steps: np.ndarray, runs: dict[Method, np.ndarray], exact: np.ndarray, palette: Palette,
@@ -86,7 +89,7 @@ def build(figure_id: str, params: NeumaierParams) -> Built:
     """The figure, its CSV and fragment; numbers for one block (``naive``, ``kahan``, ``neumaier``,
     ``exact``, ``inputs``) and for a long uniform sum (``uniform.*``).
     """
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     steps, runs, exact = compute(params)
     files = render(lambda palette, layout: draw(steps, runs, exact, palette, layout), figure_id, SIZES)
     out = io.StringIO()
@@ -111,16 +114,16 @@ def build(figure_id: str, params: NeumaierParams) -> Built:
         more += "Neumaier's line lies on the exact one. "
     files |= static_fragment(figure_id, SIZES, alt, caption, more)
     one_block = np.array(params.block).astype(fmt.dtype)
-    long = fpsum.make_inputs("uniform", params.long_n, fmt, params.long_seed)
+    long = make_inputs("uniform", params.long_n, fmt, params.long_seed)
     uniform: dict[str, str] = {
         "n": number(params.long_n),
-        "exact": number(float(fpsum.exact_running(long, np.array([long.size]))[0])),  # rounded once, no Fractions
-        **{method: number(float(fpsum.total(method, long, fmt))) for method in METHODS},
+        "exact": number(float(exact_running(long, np.array([long.size]))[0])),  # rounded once, no Fractions
+        **{method: number(float(total(method, long, fmt))) for method in METHODS},
     }
     numbers: dict[str, str | dict[str, str]] = {
         "inputs": inputs,
-        "exact": number(fpsum.exact_total(one_block)),
-        **{method: number(float(fpsum.total(method, one_block, fmt))) for method in METHODS},
+        "exact": number(exact_total(one_block)),
+        **{method: number(float(total(method, one_block, fmt))) for method in METHODS},
         "uniform": uniform,
     }
     return Built(files=files, numbers=numbers)

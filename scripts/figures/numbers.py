@@ -12,7 +12,10 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 
-import fpsum
+from fpsum.bounds import first_order_bounds
+from fpsum.exact import exact_total
+from fpsum.formats import get_format
+from fpsum.race import RACE_N
 from libraries import run as libraries_run
 
 from .record import Built, Record
@@ -50,13 +53,13 @@ class BoundsParams:
     """The formats whose bounds are quoted and the n they are evaluated at."""
 
     formats: tuple[str, ...] = ("fp16", "bf16")
-    n: int = fpsum.RACE_N
+    n: int = RACE_N
 
     def __post_init__(self) -> None:
         if self.n < 2:
             raise ValueError(f"bounds need n >= 2, got {self.n}")
         for name in self.formats:
-            fpsum.get_format(name)
+            get_format(name)
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ class LibraryParams:
     and the snippets run for the library table (they draw the same values).
     """
 
-    n: int = fpsum.RACE_N
+    n: int = RACE_N
     seed: int = 0
     columns: int = 4
     runs: tuple[str, ...] = tuple(LIBRARY_RUNS)
@@ -155,19 +158,19 @@ def build_library(record_id: str, params: LibraryParams) -> Built:
         "shape": f"({params.n}, {params.columns})",
         "fp16_sum": number(float(fp16.sum())),
         "fp16_cumsum": number(float(np.cumsum(fp16)[-1])),
-        "fp16_exact": number(fpsum.exact_total(fp16)),
+        "fp16_exact": number(exact_total(fp16)),
         "bf16_sum": number(float(bf16.sum())),
         "bf16_sum_fp32": number(float(bf16.sum(dtype=np.float32))),
-        "bf16_exact": number(fpsum.exact_total(bf16)),
+        "bf16_exact": number(exact_total(bf16)),
         # The exact sums and means of what the table's snippets sum.
-        "columns_exact": " / ".join(number(fpsum.exact_total(table[:, j])) for j in range(params.columns)),
-        "column0_exact": number(fpsum.exact_total(table[:, 0])),
-        "columns_exact_mean": " / ".join(significant(fpsum.exact_total(table[:, j]) / params.n, 4)
+        "columns_exact": " / ".join(number(exact_total(table[:, j])) for j in range(params.columns)),
+        "column0_exact": number(exact_total(table[:, 0])),
+        "columns_exact_mean": " / ".join(significant(exact_total(table[:, j]) / params.n, 4)
                                          for j in range(params.columns)),
-        "fp16_exact_mean": significant(fpsum.exact_total(fp16) / params.n, 4),
-        "bf16_exact_mean": significant(fpsum.exact_total(bf16) / params.n, 4),
-        "e4m3_exact": number(fpsum.exact_total(e4m3)),
-        "e4m3_exact_mean": significant(fpsum.exact_total(e4m3) / params.n, 4),
+        "fp16_exact_mean": significant(exact_total(fp16) / params.n, 4),
+        "bf16_exact_mean": significant(exact_total(bf16) / params.n, 4),
+        "e4m3_exact": number(exact_total(e4m3)),
+        "e4m3_exact_mean": significant(exact_total(e4m3) / params.n, 4),
         # How the Python that ran the snippets sums floats (its version would read as a model number).
         "python_sum_adds": "a compensated (Neumaier) sum" if sys.version_info >= (3, 12) else "a plain running sum",
     }
@@ -204,6 +207,6 @@ def build_bounds(record_id: str, params: BoundsParams) -> Built:
     n = params.n
     numbers: dict[str, str | dict[str, str]] = {"n": number(n)}
     for name in params.formats:
-        bounds = fpsum.first_order_bounds(n, fpsum.get_format(name))
+        bounds = first_order_bounds(n, get_format(name))
         numbers[name] = {which: significant(value) for which, value in bounds.items()}
     return Built(files={}, numbers=numbers)

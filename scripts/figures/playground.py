@@ -18,7 +18,8 @@ from html import escape
 from pathlib import Path
 from urllib.parse import quote
 
-import fpsum
+from fpsum.inputs import INPUT_LABELS
+from fpsum.names import METHODS
 
 from .cache import REPO
 from .contract import ROOT
@@ -69,7 +70,7 @@ def looks() -> dict[str, dict[str, object]]:
     Colours are not here: the page has them as ``--look-<method>`` custom
     properties in both palettes (``looks.css``).
     """
-    names = [*fpsum.METHODS, "exact"]
+    names = [*METHODS, "exact"]
     return {name: {"label": LOOKS[name].label, "width": LOOKS[name].width, "dash": LOOKS[name].dasharray(),
                    "marker": marker_path(LOOKS[name].marker)}
             for name in names if name in LOOKS}
@@ -91,7 +92,7 @@ def marker_path(name: str) -> str:
 
 def build_values() -> dict[str, object]:
     """What the build hands the modules: the looks, and the model's labels of the input kinds."""
-    return {"looks": looks(), "inputLabels": dict(fpsum.INPUT_LABELS)}
+    return {"looks": looks(), "inputLabels": dict(INPUT_LABELS)}
 
 
 def gzipped_size(data: bytes) -> int:

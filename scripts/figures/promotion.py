@@ -15,10 +15,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-import fpsum
 from fpsum.dot import dot, exact_products
 from fpsum.exact import exact_running
+from fpsum.formats import FP32, get_format
 from fpsum.hardware import TruncatedAccumulator, truncated_sums
+from fpsum.inputs import INPUT_LABELS, make_inputs
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
@@ -49,7 +50,7 @@ class PromotionParams:
     hw_block: int = 4
 
     def __post_init__(self) -> None:
-        fpsum.get_format(self.format)
+        get_format(self.format)
         if self.trials < 1 or self.k < 2 * self.hw_block:
             raise ValueError(f"invalid promotion parameters: {self}")
         TruncatedAccumulator(bits=self.bits, block=self.hw_block)
@@ -80,10 +81,10 @@ def compute(params: PromotionParams) -> Errors:
 
     The products of both kinds go through each hardware model together, formed once.
     """
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     k = np.array([params.k])
-    pairs = {kind: (fpsum.make_inputs(kind, params.k, fmt, params.seed, trials=params.trials),  # type: ignore[arg-type]
-                    fpsum.make_inputs(kind, params.k, fmt, params.seed + 1, trials=params.trials))  # type: ignore[arg-type]
+    pairs = {kind: (make_inputs(kind, params.k, fmt, params.seed, trials=params.trials),  # type: ignore[arg-type]
+                    make_inputs(kind, params.k, fmt, params.seed + 1, trials=params.trials))  # type: ignore[arg-type]
              for kind in KINDS}
     products = np.stack([exact_products(x, y) for x, y in pairs.values()])  # (kinds, trials, k), exact
     exact = exact_running(products, k)[..., 0]
@@ -96,13 +97,13 @@ def compute(params: PromotionParams) -> Errors:
 
     promoted = np.stack([truncated(every) for every in params.intervals.tolist()], axis=-1)
     never = truncated(None)
-    fp32 = error(np.stack([dot(x, y, fmt, fpsum.FP32) for x, y in pairs.values()]))
+    fp32 = error(np.stack([dot(x, y, fmt, FP32) for x, y in pairs.values()]))
     return Errors(promoted=dict(zip(KINDS, promoted)), never=dict(zip(KINDS, never)), fp32=dict(zip(KINDS, fp32)))
 
 
 def draw(errors: Errors, params: PromotionParams, palette: Palette, layout: Layout) -> Figure:
     """The figure in one palette and layout; the caller saves and closes it."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     shape = (len(KINDS), 1) if layout.narrow else (1, len(KINDS))
     fig, axes = plt.subplots(*shape, figsize=layout.size, sharey=True, sharex=layout.narrow, layout="constrained")
     intervals = params.intervals
@@ -117,7 +118,7 @@ def draw(errors: Errors, params: PromotionParams, palette: Palette, layout: Layo
                         label="FP32 accumulator")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
-        ax.set_title(f"{fmt.label}, {fpsum.INPUT_LABELS[kind]}, K = {number(params.k)}")  # type: ignore[index]
+        ax.set_title(f"{fmt.label}, {INPUT_LABELS[kind]}, K = {number(params.k)}")  # type: ignore[index]
         ax.grid(True, which="major", color=palette.grid, lw=0.6)
     # Stacked panels share the x axis, labelled once under the lower one; each has its y label.
     for ax in axes[-1:] if layout.narrow else axes:
@@ -146,7 +147,7 @@ def headline(errors: Errors, params: PromotionParams) -> NestedNumbers:
     """The numbers the page quotes (see the module docstring)."""
     at128 = int(np.nonzero(params.intervals == 128)[0][0])
     numbers: dict[str, NestedNumbers | str] = {
-        "format": fpsum.get_format(params.format).label, "k": number(params.k), "trials": number(params.trials),
+        "format": get_format(params.format).label, "k": number(params.k), "trials": number(params.trials),
         "bits": number(params.bits), "hw_block": number(params.hw_block),
     }
     for kind in KINDS:
@@ -161,7 +162,7 @@ def headline(errors: Errors, params: PromotionParams) -> NestedNumbers:
 
 def exact_note(errors: Errors) -> str:
     """A caption sentence for each kind whose FP32 median is exact, so has no line."""
-    exact = [fpsum.INPUT_LABELS[kind] for kind in KINDS if np.median(errors.fp32[kind]) == 0]  # type: ignore[index]
+    exact = [INPUT_LABELS[kind] for kind in KINDS if np.median(errors.fp32[kind]) == 0]  # type: ignore[index]
     return "".join(f"With {kind} inputs the FP32 accumulator's median result is exact (error 0), so it has "
                    "no line. " for kind in exact)
 
@@ -171,7 +172,7 @@ def build(figure_id: str, params: PromotionParams) -> Built:
     errors = compute(params)
     files = render(lambda palette, layout: draw(errors, params, palette, layout), figure_id, SIZES)
     files[FigureFiles.of(figure_id).csv] = csv_bytes(errors, params)
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     alt = (f"Two log-log panels of the median relative error of {number(params.k)}-term {fmt.label} dot products "
            f"summed by a {params.bits}-bit truncating accumulator, against the number of products between "
            "promotions into FP32, for inputs uniform on [0, 1) and standard normal, with the never-promoted and "

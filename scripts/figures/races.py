@@ -19,7 +19,10 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-import fpsum
+from fpsum.formats import get_format
+from fpsum.inputs import INPUT_KINDS, INPUT_LABELS
+from fpsum.race import RACE_N, Race, run_race
+from fpsum.rounding import to_format
 
 from .contract import ROOT, FigureFiles, NestedNumbers
 from .html import figure_html
@@ -39,14 +42,14 @@ class RaceParams:
 
     format: str
     kind: str
-    n: int = fpsum.RACE_N
+    n: int = RACE_N
     seed: int = 0
     samples: int = 512
 
     def __post_init__(self) -> None:
-        fpsum.get_format(self.format)
-        if self.kind not in fpsum.INPUT_KINDS:
-            raise ValueError(f"unknown input kind {self.kind!r} (known: {', '.join(fpsum.INPUT_KINDS)})")
+        get_format(self.format)
+        if self.kind not in INPUT_KINDS:
+            raise ValueError(f"unknown input kind {self.kind!r} (known: {', '.join(INPUT_KINDS)})")
         if self.n < 2 or self.samples < 2:
             raise ValueError(f"a race needs n >= 2 and samples >= 2: {self}")
 
@@ -63,7 +66,7 @@ def records() -> list[Record]:
     ]
 
 
-def race_csv(race: fpsum.Race) -> bytes:
+def race_csv(race: Race) -> bytes:
     """The sampled running totals: one row per sampled count, exact values as float64 reprs."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -74,10 +77,10 @@ def race_csv(race: fpsum.Race) -> bytes:
     return out.getvalue().encode()
 
 
-def race_numbers(race: fpsum.Race) -> NestedNumbers:
+def race_numbers(race: Race) -> NestedNumbers:
     """What the pages quote about a race: final totals, the exact one, the stall, Kahan's distance."""
     fmt = race.fmt
-    nearest = float(fpsum.to_format(race.exact_final, fmt))
+    nearest = float(to_format(race.exact_final, fmt))
     stall = race.stalls["naive"]
     kahan_ulps = abs(race.final["kahan"] - race.exact_final) / fmt.ulp(nearest)
     finals = {method: number(value) for method, value in race.final.items()}
@@ -90,7 +93,7 @@ def race_numbers(race: fpsum.Race) -> NestedNumbers:
     }
 
 
-def race_png(race: fpsum.Race, figure_id: str) -> tuple[bytes, dict[str, Any]]:
+def race_png(race: Race, figure_id: str) -> tuple[bytes, dict[str, Any]]:
     """The race's final frame as a 16:9 slide (light palette), lines in the table's looks, with what
     ``-text.json`` says of it (``figures.mpl.slide_png``, which checks its layout and text sizes).
 
@@ -101,7 +104,7 @@ def race_png(race: fpsum.Race, figure_id: str) -> tuple[bytes, dict[str, Any]]:
     return slide_png(lambda palette, layout: _final_frame(race, palette, layout), figure_id, SLIDE_SIZE)
 
 
-def _final_frame(race: fpsum.Race, palette: Palette, layout: Layout) -> Figure:
+def _final_frame(race: Race, palette: Palette, layout: Layout) -> Figure:
     errors = shown_errors(race)
     scale = LogScale(*error_domain(errors), 0.0, 1.0)
     fig, (ax, err) = plt.subplots(2, 1, figsize=layout.size, sharex=True, layout="constrained",
@@ -114,7 +117,7 @@ def _final_frame(race: fpsum.Race, palette: Palette, layout: Layout) -> Figure:
         method_line(ax, method, race.steps, values, palette, markevery=every,
                     label=f"{LOOKS[method].label}: {number(race.final[method])}")
         method_line(err, method, race.steps, errors[method], palette, markevery=every, label=None)
-    ax.set_title(f"{race.fmt.label}, {number(race.n)} inputs, {fpsum.INPUT_LABELS[race.kind]}: "
+    ax.set_title(f"{race.fmt.label}, {number(race.n)} inputs, {INPUT_LABELS[race.kind]}: "
                  f"exact total {number(race.exact_final)}")
     ax.set_ylabel("running total")
     fig.legend(*ax.get_legend_handles_labels(), frameon=False, loc="outside right upper")  # 16:9 is wide
@@ -146,14 +149,14 @@ def _final_frame(race: fpsum.Race, palette: Palette, layout: Layout) -> Figure:
 
 def build(figure_id: str, params: RaceParams) -> Built:
     """The race's animated SVG, slide PNG, CSV, page fragment and numbers."""
-    race = fpsum.run_race(fpsum.get_format(params.format), params.kind,  # type: ignore[arg-type]
+    race = run_race(get_format(params.format), params.kind,  # type: ignore[arg-type]
                           n=params.n, seed=params.seed, samples=params.samples)
     paths = FigureFiles.of(figure_id)
-    caption = (f"{escape(race.fmt.label)}, {number(race.n)} inputs, {escape(fpsum.INPUT_LABELS[race.kind])}: the "
+    caption = (f"{escape(race.fmt.label)}, {number(race.n)} inputs, {escape(INPUT_LABELS[race.kind])}: the "
                "running total of each method (top) and its error in ulps (bottom, log scale) against the number "
                "of inputs added, revealed over about 10 s. ")
     caption += playground_link(race.fmt.name, race.kind, race.n, race.seed, tuple(race.totals),
-                               f"{race.fmt.label}, {fpsum.INPUT_LABELS[race.kind]}") + ". "
+                               f"{race.fmt.label}, {INPUT_LABELS[race.kind]}") + ". "
     downloads = {"SVG (animated)": paths.svg, "PNG (1920 × 1080, final frame)": paths.png, "CSV data": paths.csv}
     body = race_figure_html(race, figure_id, f"{ROOT}{paths.svg}")
     png, slide = race_png(race, figure_id)

@@ -22,7 +22,7 @@ import yaml
 from mkdocs.config import load_config
 from mkdocs_gen_files.editor import FilesEditor
 
-import fpsum
+from fpsum import __version__
 
 from .cache import REPO
 from .record import Built, Record
@@ -129,10 +129,10 @@ def build(record_id: str, params: SiteParams) -> Built:
     if CITATION.cff's version is not fpsum's.
     """
     citation = read_citation()
-    if str(citation["version"]) != fpsum.__version__:
-        raise ValueError(f"{CITATION.name} says version {citation['version']}, fpsum is {fpsum.__version__}")
+    if str(citation["version"]) != __version__:
+        raise ValueError(f"{CITATION.name} says version {citation['version']}, fpsum is {__version__}")
     return Built(files={}, numbers={
-        "version": fpsum.__version__,
+        "version": __version__,
         "build_date": params.build_date,
         "bibtex": bibtex(citation, params.site_url),
         "address": address_sentence(params.site_url),

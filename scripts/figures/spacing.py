@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
-import fpsum
+from fpsum.formats import Format, get_format
 
 from .contract import FigureFiles
 from .html import static_fragment
@@ -37,7 +37,7 @@ class SpacingParams:
 
     def __post_init__(self) -> None:
         for name in self.formats:
-            fpsum.get_format(name)
+            get_format(name)
         if self.low_exponent >= self.high_exponent:
             raise ValueError("the spacing figure needs low_exponent < high_exponent")
 
@@ -47,7 +47,7 @@ def records() -> list[Record]:
     return [Record("spacing", SpacingParams(), build)]
 
 
-def binades(fmt: fpsum.Format, params: SpacingParams) -> tuple[np.ndarray, np.ndarray]:
+def binades(fmt: Format, params: SpacingParams) -> tuple[np.ndarray, np.ndarray]:
     """Start of each binade 2**e in range and the gap (ulp) inside it, up to the largest finite value."""
     top = min(params.high_exponent, fmt.emax)
     exponents = np.arange(params.low_exponent, top + 1)
@@ -70,7 +70,7 @@ def draw(params: SpacingParams, palette: Palette, layout: Layout) -> Figure:
     ax.set_yscale("log", base=2)
     stalls: list[tuple[float, str]] = []
     for name in params.formats:
-        fmt = fpsum.get_format(name)
+        fmt = get_format(name)
         starts, gaps = binades(fmt, params)
         colour, dash = format_colour(name, palette), DASHES[name]
         end = min(fmt.max_finite, 2.0 ** (params.high_exponent + 1))
@@ -125,11 +125,11 @@ def build(figure_id: str, params: SpacingParams) -> Built:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["format", "binade_start", "ulp", "stall_point"])
     for name in params.formats:
-        fmt = fpsum.get_format(name)
+        fmt = get_format(name)
         for start, gap in zip(*binades(fmt, params)):
             writer.writerow([name, repr(float(start)), repr(float(gap)), repr(fmt.stall_point)])
     files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
-    stalls = "; ".join(f"{fpsum.get_format(n).label} at {number(fpsum.get_format(n).stall_point)}"
+    stalls = "; ".join(f"{get_format(n).label} at {number(get_format(n).stall_point)}"
                        for n in params.formats)
     alt = ("Log-log step plot of the gap between neighbouring values against magnitude for each format: the gap "
            "doubles at every power of two, and each format reaches a gap of 2, where inputs below 1 stop "

@@ -22,7 +22,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-import fpsum
+from fpsum.exact import exact_running, exact_total
+from fpsum.formats import get_format
+from fpsum.methods import running_totals, total
+from fpsum.sweep import log_grid
 
 from .contract import FigureFiles
 from .html import static_fragment
@@ -50,7 +53,7 @@ class StagnationParams:
     quote_n: int = 4000
 
     def __post_init__(self) -> None:
-        fpsum.get_format(self.format)
+        get_format(self.format)
         if not 2 <= self.quote_n <= self.n_max or self.trials < 1 or not 0 < self.constant < 1:
             raise ValueError(f"invalid stagnation parameters: {self}")
 
@@ -62,7 +65,7 @@ def records() -> list[Record]:
 
 def draw_inputs(params: StagnationParams, kind: str, n: int, trials: int | None = None) -> np.ndarray:
     """The inputs of one kind in the format: the model's seeded kinds, or the constant repeated."""
-    return kind_inputs(kind, fpsum.get_format(params.format), n, params.seed, params.constant, trials)
+    return kind_inputs(kind, get_format(params.format), n, params.seed, params.constant, trials)
 
 
 @dataclass(frozen=True)
@@ -75,20 +78,20 @@ class Curves:
 
 def compute(params: StagnationParams) -> Curves:
     """Relative error of the naive sum, per kind, on a log grid of n."""
-    fmt = fpsum.get_format(params.format)
-    ns = fpsum.log_grid(params.n_max, per_octave=4)
+    fmt = get_format(params.format)
+    ns = log_grid(params.n_max, per_octave=4)
     error = {}
     for kind in KINDS:
         values = draw_inputs(params, kind, params.n_max, params.trials)
-        naive = fpsum.running_totals("naive", values, fmt)[:, ns - 1].astype(np.float64)
-        exact = fpsum.exact_running(values, ns)
+        naive = running_totals("naive", values, fmt)[:, ns - 1].astype(np.float64)
+        exact = exact_running(values, ns)
         error[kind] = np.median(np.abs(naive - exact) / exact, axis=0)
     return Curves(ns=ns, error=error)
 
 
 def draw(curves: Curves, params: StagnationParams, palette: Palette, layout: Layout) -> Figure:
     """The figure in one palette and layout; the caller saves and closes it."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
     ns = curves.ns
     for kind in KINDS:
@@ -113,7 +116,7 @@ def draw(curves: Curves, params: StagnationParams, palette: Palette, layout: Lay
 
 def quoted(params: StagnationParams) -> dict[str, str | dict[str, str]]:
     """The numbers the page quotes, from one seeded run of ``quote_n`` inputs per kind."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     n = params.quote_n
     numbers: dict[str, str | dict[str, str]] = {
         "n": number(n), "sqrt": significant(100 * math.sqrt(n) * fmt.unit_roundoff),
@@ -121,10 +124,10 @@ def quoted(params: StagnationParams) -> dict[str, str | dict[str, str]]:
     }
     for kind in KINDS:
         values = draw_inputs(params, kind, n)
-        exact = fpsum.exact_total(values)
-        naive = float(fpsum.total("naive", values, fmt))
-        ascending = float(fpsum.total("naive", np.sort(values), fmt))
-        partial = fpsum.running_totals("naive", values, fmt).astype(np.float64)
+        exact = exact_total(values)
+        naive = float(total("naive", values, fmt))
+        ascending = float(total("naive", np.sort(values), fmt))
+        partial = running_totals("naive", values, fmt).astype(np.float64)
         command = (f"yes {params.constant!r} | head -n {n} | fpsum sum --format {fmt.name} --method naive"
                    if kind == "constant" else f"fpsum race --format {fmt.name} --inputs {kind} --n {n}")
         numbers[kind] = {
@@ -149,7 +152,7 @@ def build(figure_id: str, params: StagnationParams) -> Built:
         for j, n in enumerate(curves.ns.tolist()):
             writer.writerow([kind, n, params.trials, repr(float(curves.error[kind][j]))])
     files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     alt = (f"Log-log plot of the relative error of the naive {fmt.label} sum against n, median of "
            f"{params.trials} trials, for uniform inputs, squares of uniforms, exp(−3U) and the constant "
            f"{number(params.constant)}: the skewed and constant inputs reach errors of several per cent "

@@ -11,7 +11,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-import fpsum
+from fpsum.exact import exact_running
+from fpsum.formats import Format, get_format
+from fpsum.inputs import make_inputs
+from fpsum.methods import running_totals
+from fpsum.race import RACE_N
 
 from .contract import FigureFiles
 from .html import static_fragment
@@ -30,7 +34,7 @@ SIZES = Sizes(wide=(9.0, 4.2), narrow=(4.5, 7.6))
 class Result:
     """One format's running totals at ``steps``: exact, round to nearest, and each stochastic run."""
 
-    fmt: fpsum.Format
+    fmt: Format
     steps: np.ndarray
     exact: np.ndarray
     nearest: np.ndarray
@@ -42,14 +46,14 @@ class StochasticParams:
     """The formats (one panel each), the inputs, how many stochastic runs, and how many points are drawn."""
 
     formats: tuple[str, ...] = ("fp16", "bf16")
-    n: int = fpsum.RACE_N
+    n: int = RACE_N
     runs: int = 16
     input_seed: int = 0
     samples: int = 256
 
     def __post_init__(self) -> None:
         for name in self.formats:
-            fpsum.get_format(name)
+            get_format(name)
         if self.n < 2 or self.runs < 1 or self.samples < 2:
             raise ValueError(f"invalid stochastic race parameters: n={self.n}, runs={self.runs}")
 
@@ -64,13 +68,13 @@ def compute(params: StochasticParams) -> list[Result]:
     results = []
     steps = np.unique(np.linspace(1, params.n, params.samples).round().astype(np.int64))
     for name in params.formats:
-        fmt = fpsum.get_format(name)
-        values = fpsum.make_inputs("uniform", params.n, fmt, params.input_seed)
+        fmt = get_format(name)
+        values = make_inputs("uniform", params.n, fmt, params.input_seed)
         # The same inputs in every row: one vectorised pass, each row with its own random draws.
         runs = np.ascontiguousarray(np.broadcast_to(values, (params.runs, params.n)))
-        stochastic = fpsum.running_totals("stochastic", runs, fmt, seed=params.input_seed)[:, steps - 1]
-        results.append(Result(fmt=fmt, steps=steps, exact=fpsum.exact_running(values, steps),
-                              nearest=fpsum.running_totals("naive", values, fmt)[steps - 1].astype(np.float64),
+        stochastic = running_totals("stochastic", runs, fmt, seed=params.input_seed)[:, steps - 1]
+        results.append(Result(fmt=fmt, steps=steps, exact=exact_running(values, steps),
+                              nearest=running_totals("naive", values, fmt)[steps - 1].astype(np.float64),
                               stochastic=stochastic.astype(np.float64)))
     return results
 
@@ -144,7 +148,7 @@ def build(figure_id: str, params: StochasticParams) -> Built:
     caption = (f"Naive summation of the same {number(params.n)} uniform inputs with round to nearest and with "
                f"stochastic rounding ({params.runs} runs). ")
     caption += playground_link(params.formats[0], "uniform", params.n, params.input_seed, ("naive", "stochastic"),
-                               f"{fpsum.get_format(params.formats[0]).label}, one stochastic run") + "."
+                               f"{get_format(params.formats[0]).label}, one stochastic run") + "."
     more = ("Round to nearest is the thick line with markers; each stochastic run, with its own random stream, "
             "a thin dashed line; the thin solid line drawn on top is the exact running total; dotted: the stall "
             "point, where round to nearest stops.")

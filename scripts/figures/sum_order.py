@@ -36,7 +36,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullFormatter, NullLocator
 from numpy.typing import ArrayLike
 
-import fpsum
+from fpsum.exact import exact_total
+from fpsum.formats import Format, get_format
+from fpsum.inputs import INPUT_KINDS, INPUT_LABELS, InputKind, make_inputs
+from fpsum.methods import running_totals
+from fpsum.order import random_orders, sorted_totals, totals_in_orders, tree_reduction
+from fpsum.rounding import to_format
 
 from . import spacing
 from .contract import FigureFiles
@@ -65,7 +70,7 @@ class OrderParams:
     """The formats and kinds of input (a panel each), how many inputs and random orders, and the seed."""
 
     formats: tuple[str, ...] = ("fp16", "bf16")
-    kinds: tuple[fpsum.InputKind, ...] = ("uniform", "normal")
+    kinds: tuple[InputKind, ...] = ("uniform", "normal")
     n: int = 4096
     orders: int = 500
     seed: int = 0
@@ -74,23 +79,23 @@ class OrderParams:
         for name in self.formats:
             if name not in spacing.DASHES or name not in FORMAT_MARKERS:
                 raise ValueError(f"no look for format {name!r}")
-            fpsum.get_format(name)
+            get_format(name)
         for kind in self.kinds:
-            if kind not in fpsum.INPUT_KINDS:
+            if kind not in INPUT_KINDS:
                 raise ValueError(f"unknown kind of input {kind!r}")
         if self.n < 2 or self.n & (self.n - 1) or self.orders < 2:  # n a power of two: one worker per input is drawn
             raise ValueError(f"invalid order parameters: n={self.n} (a power of two), orders={self.orders}")
 
-    def cases(self) -> list[tuple[fpsum.Format, fpsum.InputKind]]:
+    def cases(self) -> list[tuple[Format, InputKind]]:
         """Every (format, kind), kinds first: uniform FP16, uniform BF16, normal FP16, normal BF16."""
-        return [(fpsum.get_format(f), k) for k in self.kinds for f in self.formats]
+        return [(get_format(f), k) for k in self.kinds for f in self.formats]
 
-    def inputs(self, fmt: fpsum.Format, kind: fpsum.InputKind) -> np.ndarray:
+    def inputs(self, fmt: Format, kind: InputKind) -> np.ndarray:
         """The seeded inputs of one case."""
-        return fpsum.make_inputs(kind, self.n, fmt, self.seed)
+        return make_inputs(kind, self.n, fmt, self.seed)
 
 
-def key(fmt: fpsum.Format, kind: str) -> str:
+def key(fmt: Format, kind: str) -> str:
     """The numbers' key of a case: ``fp16_uniform``."""
     return f"{fmt.name}_{kind}"
 
@@ -111,7 +116,7 @@ def total_text(value: float | np.floating) -> str:
     return number(float(value), 6)
 
 
-def ulps_from(totals: ArrayLike, exact: float, fmt: fpsum.Format) -> np.ndarray:
+def ulps_from(totals: ArrayLike, exact: float, fmt: Format) -> np.ndarray:
     """``totals - exact`` in ulps of the exact total in ``fmt``."""
     errors: np.ndarray = (np.asarray(totals, dtype=np.float64) - exact) / float(fmt.ulp(abs(exact)))
     return errors
@@ -124,8 +129,8 @@ def ulps_from(totals: ArrayLike, exact: float, fmt: fpsum.Format) -> np.ndarray:
 class Orders:
     """One case: the random orders' totals, the sorted ones, the exact sum, and the sorted orders' extremes."""
 
-    fmt: fpsum.Format
-    kind: fpsum.InputKind
+    fmt: Format
+    kind: InputKind
     exact: float
     random: np.ndarray  # (orders,), float64
     sorted: dict[str, float]
@@ -140,20 +145,20 @@ def compute_orders(params: OrderParams) -> list[Orders]:
 
     The random orders are the ones :func:`fpsum.shuffled_totals` draws, drawn once: the cases share n and the seed.
     """
-    orders = fpsum.random_orders(params.n, params.orders, params.seed)
+    orders = random_orders(params.n, params.orders, params.seed)
     results = []
     for fmt, kind in params.cases():
         values = params.inputs(fmt, kind)
-        random = fpsum.totals_in_orders(values, orders, fmt).astype(np.float64)
+        random = totals_in_orders(values, orders, fmt).astype(np.float64)
         wide = values.astype(np.float64)
         ascending = np.argsort(wide, kind="stable")
-        partial = {name: fpsum.running_totals("naive", values[order], fmt).astype(np.float64)
+        partial = {name: running_totals("naive", values[order], fmt).astype(np.float64)
                    for name, order in (("ascending", ascending), ("descending", ascending[::-1]))}
         # Sorted by value, the running sum first goes one way as far as it can, then turns back.
         extremes = {"ascending_lowest": float(partial["ascending"].min()),
                     "descending_highest": float(partial["descending"].max())}
-        results.append(Orders(fmt=fmt, kind=kind, exact=fpsum.exact_total(values), random=random,
-                              sorted=fpsum.sorted_totals(values, fmt), extremes=extremes,
+        results.append(Orders(fmt=fmt, kind=kind, exact=exact_total(values), random=random,
+                              sorted=sorted_totals(values, fmt), extremes=extremes,
                               above_half=int((wide > 0.5).sum())))
     return results
 
@@ -203,7 +208,7 @@ def draw_orders(results: list[Orders], params: OrderParams, palette: Palette, la
         ax.set_ylim(0, top)
         ax.yaxis.set_major_locator(FixedLocator(nice_ticks(top)))
         ax.set_ylabel("% of orders")
-        case = f"{r.fmt.label}, {fpsum.INPUT_LABELS[r.kind]}: exact {number(r.exact, 2)}"
+        case = f"{r.fmt.label}, {INPUT_LABELS[r.kind]}: exact {number(r.exact, 2)}"
         ax.set_title(f"{case}\n" + spread_of(r).replace("; ", "\n") if layout.narrow else f"{case}; {spread_of(r)}",
                      fontsize="medium", loc="left")
         ax.set_xscale("symlog", **SYMLOG)
@@ -256,7 +261,7 @@ def build_orders(figure_id: str, params: OrderParams) -> Built:
         for name, total in rows:
             writer.writerow([r.fmt.name, r.kind, params.n, name, repr(float(total)), repr(r.exact)])
     files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
-    said = [f"{r.fmt.label}, {fpsum.INPUT_LABELS[r.kind]}: exact {number(r.exact, 2)}, {spread_of(r)}"
+    said = [f"{r.fmt.label}, {INPUT_LABELS[r.kind]}: exact {number(r.exact, 2)}, {spread_of(r)}"
             for r in results]
     alt = (f"Four rows of bar charts, one per format and kind of input, of the naive sums of the same "
            f"{number(params.n)} inputs in {number(params.orders)} random orders and in sorted order. "
@@ -278,8 +283,8 @@ def build_orders(figure_id: str, params: OrderParams) -> Built:
 class Tree:
     """One case: the total with each number of workers, and the exact sum."""
 
-    fmt: fpsum.Format
-    kind: fpsum.InputKind
+    fmt: Format
+    kind: InputKind
     exact: float
     workers: np.ndarray
     totals: np.ndarray  # float64, one per worker count
@@ -291,8 +296,8 @@ def compute_tree(params: OrderParams) -> list[Tree]:
     results = []
     for fmt, kind in params.cases():
         values = params.inputs(fmt, kind)
-        totals = np.array([float(fpsum.tree_reduction(values, fmt, int(w))) for w in counts])
-        results.append(Tree(fmt=fmt, kind=kind, exact=fpsum.exact_total(values), workers=counts, totals=totals))
+        totals = np.array([float(tree_reduction(values, fmt, int(w))) for w in counts])
+        results.append(Tree(fmt=fmt, kind=kind, exact=exact_total(values), workers=counts, totals=totals))
     return results
 
 
@@ -318,7 +323,7 @@ def draw_tree(results: list[Tree], params: OrderParams, palette: Palette, layout
         ax.xaxis.set_major_formatter(FixedFormatter([number(int(w)) for w in ticks]))
         ax.xaxis.set_minor_locator(FixedLocator(workers(params.n).tolist()))
         ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_title(f"{fpsum.INPUT_LABELS[kind]}, {number(params.n)} inputs")
+        ax.set_title(f"{INPUT_LABELS[kind]}, {number(params.n)} inputs")
         ax.set_xlabel(f"workers (1: naive; {number(params.n)}: pairwise)" if layout.narrow
                       else f"workers (1: the naive sum; {number(params.n)}: pairwise)")
         ax.grid(True, color=palette.grid, lw=0.6)
@@ -330,7 +335,7 @@ def draw_tree(results: list[Tree], params: OrderParams, palette: Palette, layout
 
 def correct_from(t: Tree) -> str:
     """The fewest workers from which every larger count gives the correctly rounded sum, or ``none``."""
-    rounded = float(fpsum.to_format(t.exact, t.fmt))
+    rounded = float(to_format(t.exact, t.fmt))
     right = t.totals == rounded
     if not right[-1]:
         return "none"
@@ -362,7 +367,7 @@ def build_tree(figure_id: str, params: OrderParams) -> Built:
         for w, total in zip(t.workers.tolist(), t.totals.tolist()):
             writer.writerow([t.fmt.name, t.kind, params.n, w, repr(total), repr(t.exact)])
     files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
-    said = [f"{t.fmt.label}, {fpsum.INPUT_LABELS[t.kind]}: {number(float(t.totals[0]))} with one worker, "
+    said = [f"{t.fmt.label}, {INPUT_LABELS[t.kind]}: {number(float(t.totals[0]))} with one worker, "
             f"{number(float(t.totals[-1]))} with {number(int(t.workers[-1]))}, exact {number(t.exact)}"
             for t in results]
     alt = (f"Two panels, uniform and ± normal inputs, of the error of a tree reduction of the same {number(params.n)} "

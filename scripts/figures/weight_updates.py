@@ -32,8 +32,16 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
-import fpsum
-from fpsum.updates import UpdateMethod
+from fpsum.formats import FP32, Format, get_format
+from fpsum.names import UPDATE_METHODS, UpdateMethod
+from fpsum.rounding import to_format
+from fpsum.updates import (
+    bytes_per_weight,
+    constant_updates,
+    exact_trajectory,
+    lost_below,
+    update_trajectory,
+)
 
 from .contract import FigureFiles
 from .html import static_fragment
@@ -71,11 +79,11 @@ class WeightUpdatesParams:
     sr_bits: int = 8
 
     def __post_init__(self) -> None:
-        fmt = fpsum.get_format(self.format)
+        fmt = get_format(self.format)
         if fmt.bits > 16 or self.steps < 2 or not 2 <= self.samples <= self.steps or not 0 < self.update < 1:
             raise ValueError(f"invalid weight-update parameters: {self}")
         for start in self.starts:
-            if start <= 0 or start != int(start) or float(fpsum.to_format(start, fmt)) != start:
+            if start <= 0 or start != int(start) or float(to_format(start, fmt)) != start:
                 raise ValueError(f"a start must be a positive whole number held exactly in {fmt.label}, not {start}")
 
     def key(self, start: float) -> str:
@@ -92,7 +100,7 @@ def records() -> list[Record]:
 class Trajectories:
     """Every step of every way (columns: the starts), the exact weight, and its ulp in the format."""
 
-    fmt: fpsum.Format
+    fmt: Format
     starts: np.ndarray
     exact: np.ndarray  # (steps, starts)
     stored: dict[UpdateMethod, np.ndarray]  # (steps, starts) each
@@ -112,12 +120,12 @@ class Trajectories:
 
 def compute(params: WeightUpdatesParams) -> Trajectories:
     """Every start updated ``steps`` times by ``update``, each way, in one vectorised run per way."""
-    fmt = fpsum.get_format(params.format)
+    fmt = get_format(params.format)
     starts = np.array(params.starts)
-    updates = fpsum.constant_updates(params.steps, params.update, weights=starts.size)
-    exact = fpsum.exact_trajectory(starts, updates)
-    stored = {m: fpsum.update_trajectory(starts, updates, fmt, m, seed=params.seed) for m in fpsum.UPDATE_METHODS}
-    few_bits = fpsum.update_trajectory(starts, updates, fmt, "stochastic", seed=params.seed, sr_bits=params.sr_bits)
+    updates = constant_updates(params.steps, params.update, weights=starts.size)
+    exact = exact_trajectory(starts, updates)
+    stored = {m: update_trajectory(starts, updates, fmt, m, seed=params.seed) for m in UPDATE_METHODS}
+    few_bits = update_trajectory(starts, updates, fmt, "stochastic", seed=params.seed, sr_bits=params.sr_bits)
     return Trajectories(fmt=fmt, starts=starts, exact=exact, stored=stored, ulps=fmt.ulps(exact), few_bits=few_bits)
 
 
@@ -139,7 +147,7 @@ def exponent(value: float) -> int:
     return round(k)
 
 
-def kahan_limit(start: float, fmt: fpsum.Format) -> float:
+def kahan_limit(start: float, fmt: Format) -> float:
     """Kahan-compensated updates of at most this size never move a weight of ``start`` upwards (even last bit).
 
     The compensation grows to half the gap above the weight, 2**(e - p + 1) / 2 for
@@ -149,7 +157,7 @@ def kahan_limit(start: float, fmt: fpsum.Format) -> float:
     return 2.0 ** (e - 2 * fmt.precision)
 
 
-def lost_beyond(update: float, fmt: fpsum.Format) -> float:
+def lost_beyond(update: float, fmt: Format) -> float:
     """The smallest power of two W such that round to nearest loses ``update``, up or down, at every weight beyond W.
 
     Within a binade (W, 2W] the smallest half-gap is the one just above W (both
@@ -158,7 +166,7 @@ def lost_beyond(update: float, fmt: fpsum.Format) -> float:
     ``update`` is the answer.
     """
     w = 2.0 ** math.floor(math.log2(update))
-    while float(fpsum.lost_below(w + fmt.ulp(w), fmt)) <= update:
+    while float(lost_below(w + fmt.ulp(w), fmt)) <= update:
         w *= 2
     return w
 
@@ -204,15 +212,15 @@ def _panel(ax: Axes, err: Axes, t: Trajectories, j: int, params: WeightUpdatesPa
     method_line(ax, "exact", steps, with_start(t.exact[:, j], start)[steps], palette, zorder=5)
     # Round to nearest first and solid, Kahan dashed over it: where both stay put, both show.
     gap = max(1, steps.size // 10)  # ten markers a line, each way's shifted so that lines on top of each other show
-    for k, method in enumerate(fpsum.UPDATE_METHODS):
+    for k, method in enumerate(UPDATE_METHODS):
         stored = with_start(t.stored[method][:, j], start)[steps]
         worst = with_start(t.worst_so_far(method)[:, j], 0.0)[steps]
-        every = (k * gap // len(fpsum.UPDATE_METHODS), gap)
+        every = (k * gap // len(UPDATE_METHODS), gap)
         method_line(ax, look(method), steps, stored, palette, markevery=every, zorder=3)
         shown = steps > 0  # no error before the first step: nothing to put on a log axis
         method_line(err, look(method), steps[shown], worst[shown], palette, markevery=every, label=None, zorder=3)
-    half = float(fpsum.lost_below(start, t.fmt, 1.0))
-    lost = [LOOKS[look(m)].label for m in fpsum.UPDATE_METHODS if t.stored[m][-1, j] == start]
+    half = float(lost_below(start, t.fmt, 1.0))
+    lost = [LOOKS[look(m)].label for m in UPDATE_METHODS if t.stored[m][-1, j] == start]
     said = " and\n".join(lost) + (" stay" if len(lost) > 1 else " stays") + f" at {number(start)}" if lost else ""
     power = f"2{SUPERSCRIPT_MINUS}{str(exponent(half)).translate(SUPERSCRIPTS)}"  # no mathtext: it is slow to lay out
     ax.annotate(f"{said}\nhalf the gap above {number(start)}: {power} > {params.update:g}",
@@ -222,8 +230,8 @@ def _panel(ax: Axes, err: Axes, t: Trajectories, j: int, params: WeightUpdatesPa
     ax.set_title(title if layout.narrow else f"{title}: {number(params.steps)} steps of {params.update:g}")
     err.set_yscale("log")
     drawn = steps[steps > 0] - 1
-    low = min(float(t.worst_so_far(m)[drawn, j].min()) for m in fpsum.UPDATE_METHODS)
-    high = max(float(t.worst_so_far(m)[drawn, j].max()) for m in fpsum.UPDATE_METHODS)
+    low = min(float(t.worst_so_far(m)[drawn, j].min()) for m in UPDATE_METHODS)
+    high = max(float(t.worst_so_far(m)[drawn, j].max()) for m in UPDATE_METHODS)
     ticks = [10.0**k for k in range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)]
     err.yaxis.set_major_locator(FixedLocator(ticks))
     err.yaxis.set_major_formatter(FixedFormatter([number(v, 3) for v in ticks]))  # plain numbers, not 10^k
@@ -271,11 +279,11 @@ def draw(t: Trajectories, params: WeightUpdatesParams, palette: Palette, layout:
 def quoted(t: Trajectories, params: WeightUpdatesParams) -> dict[str, str | dict[str, str]]:
     """The numbers the page quotes (see the module docstring)."""
     fmt, p = t.fmt, t.fmt.precision
-    fp32 = fpsum.FP32
+    fp32 = FP32
     numbers: dict[str, str | dict[str, str]] = {
         "format": fmt.label, "p": str(p), "steps": number(params.steps), "update": f"{params.update:g}",
         "samples": number(params.samples),
-        "bytes": {m: str(fpsum.bytes_per_weight(m, fmt)) for m in fpsum.UPDATE_METHODS},
+        "bytes": {m: str(bytes_per_weight(m, fmt)) for m in UPDATE_METHODS},
         "lost_exp": str(p + 1), "moves_exp": str(p), "kahan_exp": str(2 * p),
         "master_lost_exp": str(fp32.precision + 1), "master_moves_exp": str(fp32.precision),
         "lost_beyond_exp": str(exponent(lost_beyond(params.update, fmt))),
@@ -287,13 +295,13 @@ def quoted(t: Trajectories, params: WeightUpdatesParams) -> dict[str, str | dict
         per: dict[str, str] = {
             "start": number(start),
             "exact": number(float(t.exact[-1, j])),
-            "up_exp": str(exponent(float(fpsum.lost_below(start, fmt, 1.0)))),
-            "down_exp": str(exponent(float(fpsum.lost_below(start, fmt, -1.0)))),
+            "up_exp": str(exponent(float(lost_below(start, fmt, 1.0)))),
+            "down_exp": str(exponent(float(lost_below(start, fmt, -1.0)))),
             "kahan_limit_exp": str(exponent(limit)),
             "ratio": significant(params.update / limit),
             **few_bits(t, j, params),
         }
-        for m in fpsum.UPDATE_METHODS:
+        for m in UPDATE_METHODS:
             per[m] = number(float(t.stored[m][-1, j]), WEIGHT_DECIMALS)
             per[f"{m}_ulps"] = up_to(float(np.abs(t.error_ulps(m)[:, j]).max()))
         numbers[params.key(start)] = per
@@ -307,13 +315,13 @@ def build(figure_id: str, params: WeightUpdatesParams) -> Built:
     steps = drawn_steps(params)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["format", "start", "update", "step", "exact", *fpsum.UPDATE_METHODS])
+    writer.writerow(["format", "start", "update", "step", "exact", *UPDATE_METHODS])
     for j, start in enumerate(params.starts):
         exact = with_start(t.exact[:, j], start)[steps]
-        stored = {m: with_start(t.stored[m][:, j], start)[steps] for m in fpsum.UPDATE_METHODS}
+        stored = {m: with_start(t.stored[m][:, j], start)[steps] for m in UPDATE_METHODS}
         for i, step in enumerate(steps.tolist()):
             writer.writerow([t.fmt.name, repr(start), repr(float(np.float32(params.update))), step,
-                             repr(float(exact[i])), *(repr(float(stored[m][i])) for m in fpsum.UPDATE_METHODS)])
+                             repr(float(exact[i])), *(repr(float(stored[m][i])) for m in UPDATE_METHODS)])
     files[FigureFiles.of(figure_id).csv] = out.getvalue().encode()
     numbers = quoted(t, params)
     fmt = t.fmt

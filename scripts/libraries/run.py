@@ -31,7 +31,9 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-import fpsum
+from fpsum.formats import get_format
+from fpsum.inputs import make_inputs
+from fpsum.race import RACE_N
 
 REPO = Path(__file__).resolve().parents[2]
 SNIPPETS_DIR = REPO / "scripts" / "snippets"
@@ -40,7 +42,7 @@ SNIPPETS = ("torch_cpu_sums", "jax_cpu_sums", "mlx_cpu_sums")
 """The snippets run here, by file name without ``.py``."""
 PACKAGES = ("torch", "jax", "jaxlib", "mlx", "mlx-cpu", "numpy", "ml_dtypes")
 """The packages whose versions are recorded beside the output."""
-N = fpsum.RACE_N
+N = RACE_N
 SEED = 0
 
 
@@ -66,7 +68,7 @@ def run_snippet(path: Path, count: int) -> str:
 
 def model_inputs() -> dict[str, np.ndarray]:
     """The model's uniform inputs in FP16 and BF16, as float64: what every row must sum."""
-    return {name: np.asarray(fpsum.make_inputs("uniform", N, fpsum.get_format(name), SEED), dtype=np.float64)
+    return {name: np.asarray(make_inputs("uniform", N, get_format(name), SEED), dtype=np.float64)
             for name in ("fp16", "bf16")}
 
 

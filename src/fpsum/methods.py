@@ -29,7 +29,6 @@ names them (:data:`METHODS`, :data:`METHOD_LABELS`) and runs one by name
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, get_args
 
 import numpy as np
 
@@ -39,6 +38,7 @@ from .compensated import kahan_running, neumaier_running
 from .correct import correct_running, correct_sum
 from .formats import Format
 from .naive import naive_at, naive_running, wide_running
+from .names import METHOD_LABELS, METHODS, Method
 from .pairwise import pairwise_at, pairwise_running, pairwise_split, pairwise_sum
 from .stochastic_sum import ROUNDING_STREAM, stochastic_running
 
@@ -50,24 +50,6 @@ __all__ = [
     "pairwise_at", "pairwise_running", "pairwise_split", "pairwise_sum",
     "ROUNDING_STREAM", "stochastic_running",
 ]
-
-Method = Literal["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic", "sumtwo", "sumk", "correct"]
-METHODS: tuple[Method, ...] = get_args(Method)
-
-METHOD_LABELS: dict[str, str] = {
-    "naive": "naive",
-    "wide": "FP32 accumulator",
-    "kahan": "Kahan",
-    "neumaier": "Neumaier",
-    "pairwise": "pairwise",
-    "blocked": "blocked",
-    "stochastic": "stochastic rounding",
-    "sumtwo": "Sum2",
-    "sumk": "SumK",
-    "correct": "correctly rounded",
-    "exact": "exact",
-}
-
 
 RUNNING: dict[Method, Callable[[np.ndarray, Format], np.ndarray]] = {
     "naive": naive_running,

@@ -20,24 +20,14 @@ over steps and is vectorised over the weights.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, get_args
 
 import numpy as np
 
 from .exact import exact_running
 from .formats import FP32, Format
 from .methods import ROUNDING_STREAM
+from .names import UPDATE_METHODS, UpdateMethod
 from .rounding import add_rounded, stochastic_round, stochastic_round_bits, to_format
-
-UpdateMethod = Literal["nearest", "kahan", "stochastic", "master"]
-UPDATE_METHODS: tuple[UpdateMethod, ...] = get_args(UpdateMethod)
-
-UPDATE_LABELS: dict[UpdateMethod, str] = {
-    "nearest": "round to nearest",
-    "kahan": "Kahan-compensated",
-    "stochastic": "stochastic rounding",
-    "master": "FP32 master weights",
-}
 
 
 def bytes_per_weight(method: UpdateMethod, fmt: Format) -> int:

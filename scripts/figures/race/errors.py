@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from fpsum import Race
+from fpsum.race import Race
 
 FloatArray = npt.NDArray[np.float64]
 

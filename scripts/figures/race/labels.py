@@ -8,7 +8,9 @@ from typing import cast
 
 import numpy as np
 
-from fpsum import INPUT_LABELS, Method, Race
+from fpsum.inputs import INPUT_LABELS
+from fpsum.names import Method
+from fpsum.race import Race
 
 from ..looks import LOOKS
 from ..text import number, significant

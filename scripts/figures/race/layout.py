@@ -11,7 +11,8 @@ import numpy as np
 import numpy.typing as npt
 from matplotlib.ticker import MaxNLocator
 
-from fpsum import Method, Race
+from fpsum.names import Method
+from fpsum.race import Race
 
 from .errors import LogScale, error_domain, shown_errors
 

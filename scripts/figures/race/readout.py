@@ -14,7 +14,7 @@ from html import escape
 
 import numpy as np
 
-from fpsum import Race
+from fpsum.race import Race
 
 from ..looks import LOOKS
 from ..text import number

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from html import escape
 
-from fpsum import INPUT_LABELS, Race
+from fpsum.inputs import INPUT_LABELS
+from fpsum.race import Race
 
 from ..text import number
 from .defs import defs
