@@ -8,9 +8,9 @@ node through tools/playground/oracle.js, many cases per call; doubles travel
 as their float64 bytes, and results are compared as bit patterns (all NaNs
 equal, -0 and +0 different).
 
-What is compared: every two-operand addition in each FP8 format (all pairs of
-its 256 codes, NaN and inf included); a million random pairs in FP16, BF16
-and FP32 each, and edge cases (ties, subnormals, the largest value,
+What is compared: every two-operand addition in each FP8, FP6 and FP4 format
+(all pairs of its codes, NaN and inf included); a million random pairs in
+FP16, BF16 and FP32 each, and edge cases (ties, subnormals, the largest value,
 overflow); rounding of doubles to each format, midpoints included; NumPy's
 random streams; every input kind; more than 20,000 whole sums (totals and
 every running total) across formats, methods, kinds and n up to 2**20,
@@ -51,9 +51,11 @@ from reference import assert_same_bits
 REPO = Path(__file__).resolve().parents[1]
 ORACLE = REPO / "tools" / "playground" / "oracle.js"
 CORE_FORMATS = REPO / "docs" / "assets" / "javascripts" / "playground" / "core" / "formats.js"
-PLAYGROUND_NAMES = ("fp16", "bf16", "fp32", "fp64", "e4m3", "e5m2")
-"""The formats the playground offers: the model's before issue 27 (its FP4, FP6 and fnuz formats are not ported)."""
+PLAYGROUND_NAMES = tuple(FORMATS)
+"""The formats the playground offers: every format of the model, in its order."""
 PLAYGROUND_FORMATS = [FORMATS[name] for name in PLAYGROUND_NAMES]
+SMALL_FORMATS = [fmt for fmt in PLAYGROUND_FORMATS if fmt.bits <= 8]
+"""The FP8, FP6 and FP4 formats: few enough codes to add every pair."""
 METHODS: tuple[Method, ...] = ("naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic")
 DETERMINISTIC: tuple[Method, ...] = METHODS[:-1]
 SEED = 20261202
@@ -93,8 +95,11 @@ def as64(values: np.ndarray) -> np.ndarray:
 
 
 def all_codes(fmt: Format) -> np.ndarray:
-    """Every value of an 8- or 16-bit format, by code (NaN and inf codes included), as float64."""
-    width = {8: np.uint8, 16: np.uint16}[fmt.bits]
+    """Every value of a format of at most 16 bits, by code (NaN and inf codes included), as float64.
+
+    ml_dtypes keeps FP4 and FP6 values in a byte, their code in its low bits.
+    """
+    width = np.uint8 if fmt.bits <= 8 else {16: np.uint16}[fmt.bits]
     return as64(np.arange(1 << fmt.bits, dtype=np.int64).astype(width).view(fmt.dtype))
 
 
@@ -118,7 +123,8 @@ def edge_values(fmt: Format) -> np.ndarray:
     one_up = 1 + 2.0 ** (1 - fmt.precision)
     values = [0.0, sub, 2 * sub, 3 * sub, normal - sub, normal, normal + sub, 0.5, 1.0, one_up, 1.5,
               2.0 ** (fmt.precision - 1), 2.0 ** fmt.precision, top, top - fmt.ulp(top), top / 2, 2.0 ** fmt.emax]
-    signed = values + [-v for v in values] + [-0.0, math.inf, -math.inf, math.nan]
+    signed = values + [-v for v in values] + [-0.0, math.inf, -math.inf]
+    signed += [math.nan] if fmt.overflow != "saturate" else []  # FP4 and FP6 have no NaN: rounding it is an error
     return as64(to_format(np.array(signed), fmt))
 
 
@@ -132,13 +138,13 @@ def tie_pairs(fmt: Format, rng: np.random.Generator, count: int) -> tuple[np.nda
     return a, b
 
 
-@pytest.mark.parametrize("fmt", [E4M3, E5M2], ids=lambda f: f.name)
-def test_fp8_additions_exhaustive(fmt: Format) -> None:
-    """Every pair of the format's 256 codes (65,536 additions, NaN and inf included) as add_rounded gives it."""
+@pytest.mark.parametrize("fmt", SMALL_FORMATS, ids=lambda f: f.name)
+def test_small_format_additions_exhaustive(fmt: Format) -> None:
+    """Every pair of the format's codes (65,536 additions in FP8, NaN and inf included) as add_rounded gives it."""
     codes = all_codes(fmt)
     a, b = np.repeat(codes, codes.size), np.tile(codes, codes.size)
     got = decode(oracle([{"op": "add", "format": fmt.name, "a": encode(a), "b": encode(b)}])[0]["y"])
-    assert got.size == 65536
+    assert got.size == 4 ** fmt.bits
     assert_same_bits(got, as64(add_rounded(a, b, fmt)), a, b)
 
 
@@ -172,7 +178,8 @@ def doubles_to_round(fmt: Format, rng: np.random.Generator) -> np.ndarray:
     specials = np.array([0.0, -0.0, math.inf, -math.inf, math.nan, 5e-324, -5e-324, 1.7976931348623157e308,
                          fmt.max_finite + fmt.ulp(fmt.max_finite) / 2, fmt.smallest_subnormal / 2,
                          -fmt.smallest_subnormal / 2, fmt.smallest_subnormal * 0.5000001])
-    return np.concatenate([around, anything, scaled, specials])
+    values = np.concatenate([around, anything, scaled, specials])
+    return values[~np.isnan(values)] if fmt.overflow == "saturate" else values  # FP4, FP6: NaN is an error
 
 
 @pytest.mark.parametrize("fmt", PLAYGROUND_FORMATS, ids=lambda f: f.name)
@@ -192,7 +199,7 @@ def test_rounding_doubles(fmt: Format) -> None:
     assert_same_bits(want[::97], exact, x[::97])
 
 
-@pytest.mark.parametrize("fmt", [FP16, BF16, FP32, E4M3, E5M2], ids=lambda f: f.name)
+@pytest.mark.parametrize("fmt", [fmt for fmt in PLAYGROUND_FORMATS if fmt is not FP64], ids=lambda f: f.name)
 def test_stochastic_rounding_of_pairs(fmt: Format) -> None:
     """stochasticRound(a, b, draw) as fpsum's stochastic_round, on random, nearby and edge pairs."""
     rng = np.random.default_rng([SEED, 3, fmt.bits, fmt.precision])
@@ -292,11 +299,13 @@ def test_whole_sums_batched() -> None:
 
 
 def test_long_sums() -> None:
-    """n = 2**16 in every format and method (uniform and normal inputs), and 2**20 in FP16 and BF16."""
+    """n = 2**16 in every format and method (uniform and normal inputs; normal alone in the fnuz, FP6 and FP4
+    formats, where a uniform sum stops within a few hundred inputs), and 2**20 in FP16 and BF16.
+    """
     cases = []
     wanted: list[tuple[Format, InputKind, int, tuple[Method, ...]]] = []
     for fmt in SUM_FORMATS:
-        for kind in ("uniform", "normal"):
+        for kind in ("uniform", "normal") if fmt.bits >= 16 or fmt in (E4M3, E5M2) else ("normal",):
             wanted.append((fmt, kind, 1 << 16, METHODS if fmt is not FP64 else DETERMINISTIC))
     for fmt in (FP16, BF16):
         wanted.append((fmt, "uniform", 1 << 20, METHODS))
@@ -457,7 +466,7 @@ def ulps(values: np.ndarray, result: float, fmt: Format) -> float:
 def test_stall_steps() -> None:
     """stallStep of each method's running totals is where fpsum race says the method stalled."""
     kinds: tuple[InputKind, ...] = ("uniform", "ones", "squares")
-    wanted = [(fmt, kind, n, seed) for fmt in (FP16, BF16, E4M3, E5M2, FP32) for kind in kinds
+    wanted = [(fmt, kind, n, seed) for fmt in PLAYGROUND_FORMATS if fmt is not FP64 for kind in kinds
               for n, seed in ((300, 1), (5000, 2), (1 << 16, 3))]
     methods: tuple[Method, ...] = ("naive", "wide", "kahan", "neumaier", "pairwise")
     cases = [{"op": "stall", "method": m, "format": fmt.name, "values": encode(as64(make_inputs(kind, n, fmt, seed)))}
@@ -495,7 +504,7 @@ def test_traces_against_fractions() -> None:
     wanted: list[tuple[Format, np.ndarray, Method, int]] = []
     kinds: tuple[InputKind, ...] = ("uniform", "normal", "ones")
     traced: tuple[Method, ...] = ("naive", "wide", "kahan", "neumaier")
-    for fmt in (FP16, BF16, E4M3, E5M2, FP32):
+    for fmt in (fmt for fmt in PLAYGROUND_FORMATS if fmt is not FP64):
         for kind in kinds:
             values = as64(make_inputs(kind, 1000 if fmt.bits > 8 else 200, fmt, 11))
             for method in traced:
@@ -605,8 +614,11 @@ def test_is_lost() -> None:
 
 
 def test_ml_dtypes_is_the_model() -> None:
-    """The FP8 dtypes the exhaustive test reads codes from are the ones fpsum's formats use."""
+    """The dtypes the exhaustive test reads codes from are the ones fpsum's formats use, and hold their values."""
     assert E4M3.dtype == np.dtype(ml_dtypes.float8_e4m3fn) and E5M2.dtype == np.dtype(ml_dtypes.float8_e5m2)
+    for fmt in SMALL_FORMATS:
+        finite = all_codes(fmt)[np.isfinite(all_codes(fmt))]
+        assert finite.max() == fmt.max_finite and finite[finite > 0].min() == fmt.smallest_subnormal, fmt.name
 
 
 def test_the_playground_offers_the_formats_it_is_tested_in() -> None:

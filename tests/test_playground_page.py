@@ -95,6 +95,8 @@ DRAWN = [
     ("e4m3", "ones", 300, 0, ["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic"], {}),
     ("e5m2", "squares", 1000, 2, ["naive", "neumaier", "pairwise"], {}),
     ("fp32", "symmetric", 1 << 16, 1, ["naive", "kahan", "pairwise", "stochastic"], {}),
+    ("e2m1", "uniform", 200, 4, ["naive", "wide", "kahan", "neumaier", "pairwise", "stochastic"], {}),
+    ("e4m3fnuz", "normal", 2000, 5, ["naive", "kahan", "neumaier", "blocked"], {"block": 16}),
 ]
 
 

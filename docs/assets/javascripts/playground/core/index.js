@@ -16,7 +16,7 @@
  *   giving `{total, running}`, `exactTotal`, the errors, `stallStep`, the
  *   traces and `formatShortest`, the shortest decimal that round-trips.
  *
- * - `FORMATS` entries also carry bits, emin, overflow ("inf" | "nan"),
+ * - `FORMATS` entries also carry bits, emin, overflow ("inf" | "nan" | "saturate"), signedZero,
  *   smallestNormal, smallestSubnormal; `getFormat(name)` looks one up.
  *   Also exported: `roundToFormat(x, format)`, `addRounded(a, b, format)`,
  *   `ulp`, `nextUp`, `nextDown` (format objects, not names).

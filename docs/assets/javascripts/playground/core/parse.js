@@ -9,7 +9,9 @@
  * optionally grouped by single underscores ("1_000"), as Python's Fraction
  * reads them; and inf, infinity, nan with an optional sign, in any case
  * (leading "+" signs are dropped first, as fpsum does).  "-0" (any zero
- * written with a minus) is -0; inf is +-inf (NaN in E4M3); nan is NaN.
+ * written with a minus) is -0 (+0 in fnuz); inf is +-inf (NaN in E4M3 and
+ * fnuz, +-maxFinite in FP4 and FP6); nan is NaN (an error in FP4 and FP6,
+ * which have none).
  * Separators: commas (the playground's addition; `fpsum sum` takes
  * whitespace only) and the whitespace Python's str.split() knows.  Python
  * also reads digits of other scripts (Arabic-Indic, ...); these are
@@ -18,7 +20,7 @@
 import { InputError } from "./errors.js";
 import { getFormat } from "./formats.js";
 import { roundRational } from "./rational.js";
-import { nextDown, nextUp, roundToFormat } from "./rounding.js";
+import { nanIn, nextDown, nextUp, overflowed, roundToFormat, zeroIn } from "./rounding.js";
 
 /** The most numbers parseNumbers reads. */
 export const MAX_NUMBERS = 100000;
@@ -53,10 +55,16 @@ export function parseNumbers(text, format) {
       if (token === "") continue;
       let value = seen.get(token);
       if (value === undefined) {
-        const parsed = parseToken(token, fmt);
+        const where = `line ${line + 1}, number ${out.length + 1}`;
+        let parsed;
+        try {
+          parsed = parseToken(token, fmt);
+        } catch (error) {
+          throw error instanceof InputError ? new InputError(`${where}: ${error.message}`) : error;
+        }
         if (parsed === null) {
           const shown = token.length > 40 ? `${token.slice(0, 40)}...` : token;
-          throw new InputError(`line ${line + 1}, number ${out.length + 1}: ${JSON.stringify(shown)} is not a number`);
+          throw new InputError(`${where}: ${JSON.stringify(shown)} is not a number`);
         }
         value = parsed;
         seen.set(token, value);
@@ -74,11 +82,12 @@ export function parseNumbers(text, format) {
  * @param {string} token
  * @param {Readonly<import("./formats.js").Format>} fmt
  * @returns {number | null}
+ * @throws {InputError} for nan in a format without NaN (FP4, FP6)
  */
 export function parseToken(token, fmt) {
   const special = SPECIAL.get(token.toLowerCase().replace(/^\++/, ""));
   if (special !== undefined) {
-    return Number.isNaN(special) || fmt.overflow === "nan" ? NaN : special;
+    return Number.isNaN(special) ? nanIn(fmt) : overflowed(fmt, special < 0);
   }
   const m = RATIONAL.exec(token);
   if (m === null) return null;
@@ -100,13 +109,13 @@ export function parseToken(token, fmt) {
     if (num !== 0n && Math.abs(power) > LIMIT) {
       // 10**power times a number of num's digits: decide without the huge power when it is out of every range
       const size = num.toString().length + power; // 10**(size - 1) <= value < 10**size
-      if (size - 1 > LIMIT) return fmt.overflow === "nan" ? NaN : sign === "-" ? -Infinity : Infinity;
-      if (size < -LIMIT) return sign === "-" ? -0 : 0;
+      if (size - 1 > LIMIT) return overflowed(fmt, sign === "-");
+      if (size < -LIMIT) return sign === "-" ? zeroIn(fmt, -1) : 0;
     }
     if (power >= 0) num *= 10n ** BigInt(power);
     else den = 10n ** BigInt(-power);
   }
-  if (num === 0n) return sign === "-" ? -0 : 0;
+  if (num === 0n) return sign === "-" ? zeroIn(fmt, -1) : 0;
   return roundRational(sign === "-" ? -num : num, den, fmt);
 }
 

@@ -5,6 +5,7 @@
  * exact sums; the summation loops never come here.
  */
 import { binade, pow2 } from "./bits.js";
+import { overflowed, zeroIn } from "./rounding.js";
 
 /** @typedef {import("./formats.js").Format} Format */
 
@@ -19,9 +20,10 @@ export function bitLength(n) {
 
 /**
  * num / den (den > 0) rounded to `fmt`: to nearest, ties to even, then
- * overflow as the format does (+-inf, NaN in E4M3), as round_exact rounds a
- * Fraction.  Exactly zero gives +0; a negative value that rounds to zero
- * gives -0; subnormals are rounded on the grid of the smallest subnormal.
+ * overflow as the format does (+-inf, NaN in E4M3 and fnuz, +-maxFinite in
+ * FP4 and FP6), as round_exact rounds a Fraction.  Exactly zero gives +0; a
+ * negative value that rounds to zero gives -0 (+0 in fnuz, which has no -0);
+ * subnormals are rounded on the grid of the smallest subnormal.
  * @param {bigint} num
  * @param {bigint} den
  * @param {Readonly<Format>} fmt
@@ -43,7 +45,8 @@ export function roundRational(num, den, fmt) {
   if (twice > scaledDen || (twice === scaledDen && (count & 1n) === 1n)) count += 1n;
   // count <= 2**p, exact in a double; the product is the rounded value (or beyond any format)
   const magnitude = count === 0n ? 0 : Number(count) * pow2(k);
-  if (magnitude > fmt.maxFinite) return fmt.overflow === "nan" ? NaN : negative ? -Infinity : Infinity;
+  if (magnitude > fmt.maxFinite) return overflowed(fmt, negative);
+  if (magnitude === 0) return negative ? zeroIn(fmt, -1) : 0;
   return negative ? -magnitude : magnitude;
 }
 

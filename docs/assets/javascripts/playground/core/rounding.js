@@ -6,6 +6,7 @@
  * hold every value of every format exactly, NaN, +-inf and -0 included.
  */
 import { binade, pow2 } from "./bits.js";
+import { InputError } from "./errors.js";
 
 /** @typedef {import("./formats.js").Format} Format */
 
@@ -13,12 +14,15 @@ import { binade, pow2 } from "./bits.js";
  * Round a double to `fmt`: to nearest, ties to even, then overflow as the
  * format does (fpsum.rounding.to_format, and round_exact on a float).
  *
- * NaN stays NaN.  +-inf stays +-inf, except in E4M3, which has no infinity:
- * there it is NaN.  -0 stays -0, and a negative value that rounds to zero is
- * -0.  Subnormals: below 2**emin the gap stays that of the lowest binade, so
- * values there round to multiples of the smallest subnormal.  Overflow: a
- * value that rounds (with the exponent unbounded) above `fmt.maxFinite`
- * becomes +-inf (NaN in E4M3); for IEEE formats that happens from
+ * NaN stays NaN, except in the saturating FP4 and FP6 formats, which have
+ * none: there it is an InputError.  +-inf stays +-inf, except in the
+ * formats without infinity: NaN in E4M3 and the fnuz formats, +-maxFinite in
+ * FP4 and FP6.  -0 stays -0, and a negative value that rounds to zero is
+ * -0, except in the fnuz formats, whose every zero is +0.  Subnormals: below
+ * 2**emin the gap stays that of the lowest binade, so values there round to
+ * multiples of the smallest subnormal.  Overflow: a value that rounds (with
+ * the exponent unbounded) above `fmt.maxFinite` becomes +-inf (NaN in E4M3
+ * and fnuz, +-maxFinite in FP4 and FP6); for IEEE formats that happens from
  * maxFinite + ulp/2 up, the tie going to the even neighbour, 2**(emax+1).
  * FP64 returns `x` itself.
  *
@@ -37,18 +41,48 @@ export function roundToFormat(x, fmt) {
   const a = Math.abs(x);
   if (!(a < pow2(fmt.emax + 1))) {
     // NaN, an infinity, or a magnitude that can only round above the largest value
-    if (Number.isNaN(x) || fmt.overflow === "nan") return NaN;
-    return x > 0 ? Infinity : -Infinity;
+    return Number.isNaN(x) ? nanIn(fmt) : overflowed(fmt, x < 0);
   }
-  if (a === 0) return x;
+  if (a === 0) return zeroIn(fmt, x);
   // --8<-- [start:round_to_format]
   const e = Math.max(binade(a), fmt.emin);
   const big = 1.5 * pow2(e - fmt.precision + 53);
   const r = (x + big) - big;
   // --8<-- [end:round_to_format]
-  if (r === 0) return x < 0 ? -0 : 0;
-  if (Math.abs(r) > fmt.maxFinite) return fmt.overflow === "nan" ? NaN : r > 0 ? Infinity : -Infinity;
+  if (r === 0) return zeroIn(fmt, x);
+  if (Math.abs(r) > fmt.maxFinite) return overflowed(fmt, r < 0);
   return r;
+}
+
+/**
+ * What a result beyond `fmt.maxFinite` becomes: +-inf, NaN (E4M3, fnuz) or +-maxFinite (FP4, FP6).
+ * @param {Readonly<Format>} fmt @param {boolean} negative
+ * @returns {number}
+ */
+export function overflowed(fmt, negative) {
+  if (fmt.overflow === "nan") return NaN;
+  const top = fmt.overflow === "saturate" ? fmt.maxFinite : Infinity;
+  return negative ? -top : top;
+}
+
+/**
+ * NaN rounded to `fmt`: NaN, or an InputError in a format without NaN (FP4, FP6), as fpsum raises.
+ * @param {Readonly<Format>} fmt
+ * @returns {number}
+ * @throws {InputError} if `fmt` has no NaN
+ */
+export function nanIn(fmt) {
+  if (fmt.overflow === "saturate") throw new InputError(`${fmt.label} has no NaN: NaN cannot be rounded to it`);
+  return NaN;
+}
+
+/**
+ * A zero result with the sign of `x` (-0 for a negative x), or +0 in a format without -0 (fnuz).
+ * @param {Readonly<Format>} fmt @param {number} x
+ * @returns {number}
+ */
+export function zeroIn(fmt, x) {
+  return fmt.signedZero && (x < 0 || Object.is(x, -0)) ? -0 : 0;
 }
 
 /**
@@ -65,9 +99,10 @@ export function roundToFormat(x, fmt) {
  * they draw), as long as t does not overflow (|x| below about
  * 2**(971 + p)).  Two cases are taken apart: |x| below 2**emin (zeros and
  * the subnormal grid), rounded on the grid as roundToFormat does, the sign
- * of x kept on a zero; and a result that is NaN (x NaN or +-inf, or t beyond
- * the doubles) or beyond maxFinite, where NaN stays NaN and everything else
- * has overflowed (+-inf, NaN in E4M3).
+ * of x kept on a zero where the format has -0; and a result that is NaN (x
+ * NaN or +-inf, or t beyond the doubles) or beyond maxFinite, where NaN
+ * stays NaN (an InputError in FP4 and FP6) and everything else has
+ * overflowed as roundToFormat says.
  *
  * One class for every format, so that the loops' calls of `round` always
  * reach the same function (which the JavaScript engine then inlines).
@@ -78,7 +113,7 @@ export class Rounder {
     this.fmt = fmt;
     this.identity = fmt.precision === 53;
     this.single = fmt.name === "fp32";
-    this.overflowNaN = fmt.overflow === "nan";
+    this.signedZero = fmt.signedZero;
     // The numbers live in a Float64Array: object fields would be stored as small integers for one
     // format and as doubles for another, and the engine's code for `round` would then differ by format.
     this.k = Float64Array.of(
@@ -103,14 +138,13 @@ export class Rounder {
     const k = this.k;
     if (Math.abs(x) < k[2]) {
       const r = (x + k[3]) - k[3];
-      return r === 0 ? x * 0 : r;
+      return r !== 0 ? r : this.signedZero ? x * 0 : 0;
     }
     const t = x * k[0];
     const r = t - (t - x);
     if (Math.abs(r) <= k[1]) return r;
     // What is left overflows, or is NaN: x NaN, x +-inf, t beyond the doubles or r beyond maxFinite
-    if (x !== x || this.overflowNaN) return NaN;
-    return x > 0 ? Infinity : -Infinity;
+    return x !== x ? nanIn(this.fmt) : overflowed(this.fmt, x < 0);
   }
 
   /**
@@ -152,9 +186,9 @@ export function rounderFor(fmt) {
  * addition the methods use).
  *
  * IEEE special cases: NaN in, NaN out; inf + -inf is NaN; an infinity
- * passes through (NaN in E4M3); overflow gives +-inf (NaN in E4M3); an
- * exact zero sum is +0 unless both are -0; a tiny negative sum that
- * underflows is -0.
+ * passes through (NaN in E4M3); overflow as roundToFormat says; an exact
+ * zero sum is +0 unless both are -0 (and the format has -0); a tiny
+ * negative sum that underflows is -0 (+0 in fnuz).
  *
  * Why the double sum is enough.  For FP16, E4M3 and E5M2 every sum of two
  * values fits in a double (at most emax - emin + p + 1 <= 41 bits), so one
@@ -195,7 +229,7 @@ export function ulp(value, fmt) {
  * +maxFinite as fpsum's `_neighbour` does (numpy's nextafter towards it):
  * maxFinite stays put, -inf gives -maxFinite, +inf gives maxFinite, NaN
  * stays NaN, +-0 give the smallest subnormal, and the step from the smallest
- * negative subnormal gives -0.
+ * negative subnormal gives -0 (+0 in the fnuz formats, which have no -0).
  * @param {number} v
  * @param {Readonly<Format>} fmt
  * @returns {number}
@@ -211,7 +245,7 @@ export function nextUp(v, fmt) {
   // towards zero from a power of two (above the subnormals) the gap is half the gap away
   const step = binadeStart(a) === a && a > fmt.smallestNormal ? ulp(v, fmt) / 2 : ulp(v, fmt);
   const r = v + step;
-  return r === 0 ? -0 : r;
+  return r === 0 ? zeroIn(fmt, -1) : r;
 }
 
 /**
@@ -221,7 +255,8 @@ export function nextUp(v, fmt) {
  * @returns {number}
  */
 export function nextDown(v, fmt) {
-  return -nextUp(-v, fmt);
+  const r = -nextUp(-v, fmt);
+  return r === 0 && !fmt.signedZero ? 0 : r;
 }
 
 /** @param {number} a a positive finite double @returns {number} 2**floor(log2 a) */
@@ -265,8 +300,9 @@ export function twoSumError(a, b, hi) {
  * The exact sum v lies between neighbours d <= v <= u of the format; the
  * result is u when draw < (v - d) / (u - d), else d.  A representable sum
  * comes back unchanged.  Beyond the largest finite value the sum overflows
- * as with rounding to nearest (+-inf, NaN in E4M3), whatever the draw; NaN
- * in gives NaN; an exact zero sum is +0 (-0 if both are -0).
+ * as with rounding to nearest (+-inf, NaN in E4M3 and fnuz, +-maxFinite in
+ * FP4 and FP6), whatever the draw; NaN in gives NaN; an exact zero sum is +0
+ * (-0 if both are -0, where the format has -0).
  *
  * @param {number} a a value of `fmt`
  * @param {number} b a value of `fmt`

@@ -24,7 +24,8 @@ import { SCALE } from "./exact.js";
  * @property {string} exactSum total + input, exact, as a decimal ("NaN", "Infinity", "-Infinity" if not finite)
  * @property {number} below the largest value of the format <= the exact sum (the result if not finite)
  * @property {number} above the smallest value of the format >= the exact sum: equal to below when the sum
- *   is representable; beyond the largest finite value, +-inf (NaN in E4M3)
+ *   is representable; beyond the largest finite value, +-inf, or NaN in a format without infinity (E4M3, fnuz,
+ *   FP4, FP6: no value of the format lies there)
  * @property {number} gap above - below (0 when the sum is representable; inf or NaN beyond the largest value)
  * @property {number} result the rounded sum, the new running total
  * @property {number} lost exact sum - result, exactly (it is a double); NaN when the result or the sum is not finite
@@ -59,7 +60,7 @@ function takeApart(total, input, fmt, step, value) {
   let below = nearest;
   let above = nearest;
   if (!Number.isFinite(nearest) || Math.abs(nearest) === fmt.maxFinite) {
-    const overflowed = fmt.overflow === "nan" ? NaN : Infinity;
+    const overflowed = fmt.overflow === "inf" ? Infinity : NaN; // NaN: no value of the format is that large
     if (exact > doubleToScaled(fmt.maxFinite)) [below, above] = [fmt.maxFinite, overflowed];
     else if (exact < -doubleToScaled(fmt.maxFinite)) [below, above] = [-overflowed, -fmt.maxFinite];
   }
