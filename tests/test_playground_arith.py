@@ -148,6 +148,20 @@ def test_small_format_additions_exhaustive(fmt: Format) -> None:
     assert_same_bits(got, as64(add_rounded(a, b, fmt)), a, b)
 
 
+@pytest.mark.parametrize("fmt", [fmt for fmt in SMALL_FORMATS if fmt.overflow == "saturate"], ids=lambda f: f.name)
+def test_fast2sum_is_exact_where_a_sum_saturates(fmt: Format) -> None:
+    """Kahan's and Neumaier's loops in methods.js skip rounding t - s and (t - s) - y where |s| >= |y|: in FP4
+    and FP6, whose sums beyond the largest value are cut to it, both must still be values of the format.
+    """
+    codes = all_codes(fmt)
+    s, y = np.repeat(codes, codes.size), np.tile(codes, codes.size)
+    s, y = s[np.abs(s) >= np.abs(y)], y[np.abs(s) >= np.abs(y)]
+    t = as64(add_rounded(s, y, fmt))
+    assert np.any(np.abs(s + y) > fmt.max_finite), "no pair saturates: the check would be vacuous"
+    for exact in (t - s, (t - s) - y):
+        assert_same_bits(as64(to_format(exact, fmt)), exact)
+
+
 @pytest.mark.parametrize("fmt", [FP16, BF16, FP32], ids=lambda f: f.name)
 def test_random_and_edge_additions(fmt: Format) -> None:
     """A million random pairs (half of them of nearby magnitudes), every pair of edge values, and ties."""

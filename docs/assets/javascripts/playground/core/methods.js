@@ -108,14 +108,14 @@ function kahan(v, r, out) {
   let s = 0;
   let c = 0;
   const n = v.length;
-  const fast = exactErrors(r);
   for (let i = 0; i < n; i += 1) {
     const y = r.round(v[i] - c);
     const t = r.round(s + y);
     // Where |s| >= |y|, t - s and then (t - s) - y are exact in the format (Dekker's Fast2Sum: the
     // latter is minus the rounding error of s + y), so the doubles are the rounded values; inf and NaN
-    // come out as the rounding gives them (E4M3 has no inf for t to be).
-    c = fast && Math.abs(s) >= Math.abs(y) ? (t - s) - y : r.round(r.round(t - s) - y);
+    // come out as the rounding gives them (E4M3 has no inf for t to be).  In FP4 and FP6, where t may be
+    // cut to the largest value, they are exact too: tests/test_playground_arith.py checks every pair.
+    c = Math.abs(s) >= Math.abs(y) ? (t - s) - y : r.round(r.round(t - s) - y);
     s = t;
     if (out) out[i] = s;
   }
@@ -135,31 +135,18 @@ function neumaier(v, r, out) {
   let s = 0;
   let c = 0;
   const n = v.length;
-  const fast = exactErrors(r);
   for (let i = 0; i < n; i += 1) {
     const x = v[i];
     const after = r.round(s + x);
     // (big - after) + small is the rounding error of big + small, exact in the format (Fast2Sum, as
-    // |big| >= |small|), so no rounding is needed; NaN and inf come out as the rounding gives them
-    const big = Math.abs(s) >= Math.abs(x) ? s : x;
-    const small = big === s ? x : s;
-    const lost = fast ? (big - after) + small : r.round(r.round(big - after) + small);
+    // |big| >= |small|; in FP4 and FP6 too, as for Kahan), so no rounding is needed; NaN and inf come out
+    // as the rounding gives them
+    const lost = Math.abs(s) >= Math.abs(x) ? (s - after) + x : (x - after) + s;
     c = r.round(c + lost);
     s = after;
     if (out) out[i] = r.round(s + c);
   }
   return r.round(s + c);
-}
-
-/**
- * Whether the rounding error of a sum is a value of the format, so that Fast2Sum's operations are exact
- * and need no rounding: not in the saturating FP4 and FP6 formats, where a sum beyond the largest value
- * is cut to it and the error may need more bits than the format has.
- * @param {Rounder} r
- * @returns {boolean}
- */
-function exactErrors(r) {
-  return r.fmt.overflow !== "saturate";
 }
 
 /**
