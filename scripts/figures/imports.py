@@ -184,13 +184,15 @@ class ImportGraph:
         return self._trees[name]
 
     def _read(self, name: str) -> _Reading:
+        """Module ``name``'s imports, apart: its module-level ``__getattr__`` (lazy) and everything else (eager)."""
         tree = self._tree(name)
         if tree is None:
             return _Reading(None, None)
         path = self.find(name)
         package = name if path is not None and path.name == "__init__.py" else name.rpartition(".")[0]
-        getattr_def: list[ast.stmt] = [node for node in tree.body
-                       if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "__getattr__"]
+        getattr_def: list[ast.stmt] = [
+            node for node in tree.body
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == "__getattr__"]
         eager = [node for node in tree.body if node not in getattr_def]
         return _Reading(self._statements_imports(name, eager, package),
                         self._statements_imports(name, getattr_def, package) if getattr_def else (set(), set()))
