@@ -291,9 +291,16 @@ def test_with_reduced_motion_every_race_shows_its_final_frame_and_stands_still(
             exact = NUMBER.findall(state["desc"].split("exact total")[-1])[0]
             assert {inputs, exact} <= shown, f"{race_id}: the still frame is not the final one: {shown}"
             assert shown <= set(NUMBER.findall(state["title"] + state["desc"])), race_id
-            first = race.locator("svg").first.screenshot()
-            let_frames_pass(page, 18)  # about 300 ms: a running animation would show a change
-            assert race.locator("svg").first.screenshot() == first, f"{race_id} moves"
+            # Still: two screenshots about 300 ms apart (18 frames) are the same, where a running animation would
+            # show a change.  A loaded machine may still be painting the first frame when the first is taken, so
+            # a few pairs are allowed; an animation changes in every one of them.
+            shots = [race.locator("svg").first.screenshot()]
+            for _ in range(5):
+                let_frames_pass(page, 18)
+                shots.append(race.locator("svg").first.screenshot())
+                if shots[-1] == shots[-2]:
+                    break
+            assert shots[-1] == shots[-2], f"{race_id} moves: {len(shots)} screenshots, each unlike the one before"
         assert fresh.problems() == []
     finally:
         fresh.close()

@@ -22,8 +22,8 @@ here too: :mod:`fpsum.naive` (naive, and wide: a wider total),
 :mod:`fpsum.compensated` (Kahan, Neumaier), :mod:`fpsum.pairwise`,
 :mod:`fpsum.blocked`, :mod:`fpsum.stochastic_sum` (stochastic rounding),
 :mod:`fpsum.cascaded` (Sum2, SumK) and :mod:`fpsum.correct`.  This module
-names them (:data:`METHODS`, :data:`METHOD_LABELS`) and runs one by name
-(:func:`running_totals`, :func:`total`).
+runs one by name (:func:`running_totals`, :func:`total`); their names and
+labels (:data:`METHODS`, :data:`METHOD_LABELS`) are :mod:`fpsum.names`'.
 """
 
 from __future__ import annotations
