@@ -65,7 +65,9 @@ RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "5"))
 about 5 points, and its total blocking time from about 20 to 260 ms on the same page."""
 COMPRESSIBLE = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".csv", ".txt", ".map"}
 MIN_GZIP_BYTES = 512
-HASHED = re.compile(r"\.[0-9a-f]{8}\.min\.(css|js)$")  # mkdocs-material's fingerprinted assets
+HASHED = re.compile(r"\.[0-9a-f]{8}(\.min)?\.(css|js)$")
+"""Files named by their content's hash: mkdocs-material's assets and the site's joined style sheet
+(hooks/one_stylesheet.py); served as a real host would, cacheable for a year."""
 
 
 # ---------------------------------------------------------------- a static server with gzip

@@ -167,13 +167,18 @@ def test_no_reader_sees_raw_tex_and_no_page_loads_mathjax(site_dir: Path, name: 
 
 
 def test_the_site_ships_no_mathjax_and_its_style_sheet_is_linked(site_dir: Path) -> None:
-    """Nothing of MathJax's in the site: no script, no font; the formulas' style sheet on every page."""
+    """Nothing of MathJax's in the site: no script, no font; the formulas' style sheet on every page.
+
+    math.css reaches a page inside the site's one joined sheet (hooks/one_stylesheet.py).
+    """
     shipped = [p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*")
                if "mathjax" in p.name.lower() or p.suffix in (".woff", ".woff2", ".otf", ".ttf")]
     assert shipped == []
+    math_css = (REPO / "docs" / "assets" / "stylesheets" / "math.css").read_text(encoding="utf-8").rstrip()
     for name in PAGES:
         html = (site_dir / name).read_text(encoding="utf-8")
-        assert re.search(r'href="[^"]*assets/stylesheets/math\.css"', html), name
+        linked = re.findall(r'<link rel="stylesheet" href="(?:\.\./|/)*(assets/stylesheets/[^"]+)"', html)
+        assert any(math_css in (site_dir / href).read_text(encoding="utf-8") for href in linked), name
 
 
 def test_the_search_index_holds_the_formulas_tex(site_dir: Path) -> None:
