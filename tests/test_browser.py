@@ -336,6 +336,9 @@ def test_every_tab_switches(opened: Opened, site_dir: Path, name: str) -> None:
         page.evaluate("window.scrollTo(0, 0)")
 
 
+TRANSITIONS_BACK_ON = "!document.body.hasAttribute('data-md-color-switching')"
+
+
 def palette_state(page: Page) -> dict[str, object]:
     """What each figure shows: the visible image of each static figure, a stroke colour of each race."""
     return dict(page.evaluate(
@@ -360,12 +363,16 @@ def test_palette_toggle_switches_every_figure_to_its_dark_variant(opened: Opened
     problems = len(visit.problems())
     draw_every_race(page)
     try:
+        # overrides/main.html gives the body the attribute that turns transitions off, and the
+        # bundle takes it away a frame after each palette change: it must not stay.
+        page.wait_for_function(TRANSITIONS_BACK_ON)
         light = palette_state(page)
         assert light["scheme"] == "default"
         images = light["images"]
         assert isinstance(images, list) and len(images) == light["imageFigures"]
         assert all(src.endswith(".svg#only-light") for src in images), images
         set_scheme(page, "slate")
+        page.wait_for_function(TRANSITIONS_BACK_ON)
         dark = palette_state(page)
         assert dark["images"] == [src.replace(".svg#only-light", "-dark.svg#only-dark") for src in images]
         races = list(zip(light["races"], dark["races"]))  # type: ignore[call-overload]
