@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from htmlscan import Page as HtmlPage
 from lighthouse_bench import running
 
 REPO = Path(__file__).resolve().parents[1]
@@ -122,6 +123,17 @@ def all_pages() -> list[str]:
 
 def built_html(site_dir: Path, page: str) -> str:
     return (site_dir / page).read_text(encoding="utf-8")
+
+
+def linked_sheets(site_dir: Path, page: str) -> list[str]:
+    """The style sheets the built ``page``'s head links, in order, as site paths (404.html links from the root)."""
+    head = HtmlPage(built_html(site_dir, page).split("</head>", 1)[0])
+    return [re.sub(r"^(\.\./|/)+", "", attrs["href"]) for attrs in head.find("link", rel="stylesheet")]
+
+
+def linked_css(site_dir: Path, page: str) -> str:
+    """The text of every style sheet the built ``page`` links, in order: the rules it gets."""
+    return "".join((site_dir / href).read_text(encoding="utf-8") for href in linked_sheets(site_dir, page))
 
 
 def title_of(site_dir: Path, page: str) -> str:

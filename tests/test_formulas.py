@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from browsing import all_pages, formula_count
+from browsing import all_pages, formula_count, linked_css
 from repocopy import REPO, BuiltCopy, build_copy
 
 sys.path.insert(0, str(REPO))
@@ -176,9 +176,7 @@ def test_the_site_ships_no_mathjax_and_its_style_sheet_is_linked(site_dir: Path)
     assert shipped == []
     math_css = (REPO / "docs" / "assets" / "stylesheets" / "math.css").read_text(encoding="utf-8").rstrip()
     for name in PAGES:
-        html = (site_dir / name).read_text(encoding="utf-8")
-        linked = re.findall(r'<link rel="stylesheet" href="(?:\.\./|/)*(assets/stylesheets/[^"]+)"', html)
-        assert any(math_css in (site_dir / href).read_text(encoding="utf-8") for href in linked), name
+        assert math_css in linked_css(site_dir, name), name
 
 
 def test_the_search_index_holds_the_formulas_tex(site_dir: Path) -> None:

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from browsing import linked_css
 from figures.looks import DARK, LIGHT, LOOKS, Palette, css_properties
 from figures.looks_css import SCHEMES
 
@@ -63,20 +64,16 @@ def method_lines(svg: Path) -> dict[str, list[dict[str, str]]]:
     return found
 
 
-LINKED_SHEET = re.compile(r'<link rel="stylesheet" href="(?:\.\./|/)*(assets/stylesheets/[^"]+)"')
-
-
 def test_the_generated_style_sheet_is_the_table_in_both_schemes(site_dir: Path) -> None:
     """Every page gets the looks' colours, as the table has them, from the style sheets it links.
 
     The generated sheet (``contract.LOOKS_CSS``) reaches a page joined with the others (hooks/one_stylesheet.py).
     """
     for page in sorted(site_dir.glob("*.html")):
-        linked = LINKED_SHEET.findall(page.read_text(encoding="utf-8"))
-        css = "".join((site_dir / href).read_text(encoding="utf-8") for href in linked)
+        css = linked_css(site_dir, page.name)
         for palette in (LIGHT, DARK):
             block = re.search(rf'\[data-md-color-scheme="{SCHEMES[palette.name]}"\]\s*\{{(.*?)\}}', css, re.S)
-            assert block, f"{page.name}: no rule for the {palette.name} palette in {linked}"
+            assert block, f"{page.name}: no rule for the {palette.name} palette in its style sheets"
             declared = dict(re.findall(r"--look-([a-z]+):\s*(#[0-9a-f]{6})", block.group(1)))
             assert declared == css_properties(palette), page.name
 

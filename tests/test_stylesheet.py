@@ -18,7 +18,7 @@ import pytest
 import yaml
 from mkdocs.exceptions import PluginError
 
-from browsing import all_pages, built_html
+from browsing import all_pages, built_html, linked_sheets
 from htmlscan import Page
 from repocopy import REPO
 
@@ -48,12 +48,6 @@ def listed_sheets() -> list[str]:
 
 def head_of(html: str) -> Page:
     return Page(html.split("</head>", 1)[0])
-
-
-def linked_sheets(site_dir: Path, page: str) -> list[str]:
-    """The style sheets ``page``'s head links, in order, as paths in the site (404.html links from the root)."""
-    return [re.sub(r"^(\.\./|/)+", "", attrs["href"])
-            for attrs in head_of(built_html(site_dir, page)).find("link", rel="stylesheet")]
 
 
 @pytest.mark.parametrize("page", PAGES)
