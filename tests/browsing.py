@@ -16,8 +16,9 @@ import html
 import http.server
 import re
 import sys
+import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
@@ -359,6 +360,26 @@ def wait_until(page: Page, predicate: str, arg: Any = None, *, message: str, tim
 def wait_for_clock(svg: Locator, past: float, *, message: str) -> None:
     """Until the animation clock of the SVG ``svg`` has run past ``past`` seconds; else fail with ``message``."""
     wait_until(svg.page, "([svg, past]) => svg.getCurrentTime() > past", [svg.element_handle(), past], message=message)
+
+
+RESTART_FROM_S = 1000.0
+"""Where :func:`assert_restarts` sets a race's clock first: far on, so that going back is plain to see."""
+
+
+def assert_restarts(svg: Locator, restart: Callable[[], None], *, message: str) -> None:
+    """``restart()`` (a click, a key) takes the race drawn in ``svg`` back to its start, however slow the machine.
+
+    The clock is first set :data:`RESTART_FROM_S` on.  Restarted, it shows no
+    more than the time since ``restart`` began (and 0.05 s for rounding); not
+    restarted, it shows more than that.  (Comparing with the clock just before
+    would assume the two readings are less apart than it had run.)
+    """
+    svg.evaluate("(s, t) => s.setCurrentTime(t)", RESTART_FROM_S)
+    began = time.monotonic()
+    restart()
+    after = svg.evaluate("s => s.getCurrentTime()")
+    since = time.monotonic() - began
+    assert after <= since + 0.05, f"{message}: the clock reads {after:.2f} s, {since:.2f} s after the restart began"
 
 
 def let_frames_pass(page: Page, count: int = 12) -> None:

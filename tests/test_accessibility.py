@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page
 from browsing import (
     Visit,
     all_pages,
+    assert_restarts,
     built_html,
     draw_every_block,
     draw_every_race,
@@ -248,9 +249,7 @@ def test_keyboard_reaches_and_operates_every_race_control(browser: Browser, site
             page.keyboard.press("Tab")
             focused = page.evaluate(FOCUS_JS)
             assert focused["action"] == "restart" and focused["focusVisible"] and focused["indicator"], race_id
-            before = svg.evaluate("s => s.getCurrentTime()")
-            page.keyboard.press("Enter")
-            assert svg.evaluate("s => s.getCurrentTime()") < before, f"{race_id}: Enter on Restart does nothing"
+            assert_restarts(svg, lambda: page.keyboard.press("Enter"), message=f"{race_id}: Enter on Restart")
     finally:
         fresh.close()
 
