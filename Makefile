@@ -71,7 +71,7 @@ chromium:
 
 test: $(STAMP) $(MATHJAX) $(PLAYGROUND) chromium
 	tools/playground/node_modules/.bin/tsc -p tools/playground
-	tools/playground/node_modules/.bin/eslint -c tools/playground/eslint.config.js docs/assets/javascripts/playground/core docs/assets/javascripts/playground/ui tools/playground
+	tools/playground/node_modules/.bin/eslint -c tools/playground/eslint.config.js docs/assets/javascripts/playground/core docs/assets/javascripts/playground/ui tools/playground hooks/theme_loader.js
 	node --test tools/playground/test/
 	$(BIN)/ruff check .
 	$(BIN)/mypy

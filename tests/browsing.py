@@ -42,6 +42,8 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1280, "height": 900}
 SETTLE_TIMEOUT_MS = 30_000
 
+# mkdocs-material's script has started: hooks/theme_loader.js loads it on the reader's first move.
+THEME_RUNNING_JS = "() => document.documentElement.getAttribute('data-fpsum-theme') === 'running'"
 # race.js has set up every race: its buttons work (its drawing may wait in a template until it is near the view).
 ALL_RACES_READY_JS = "() => document.querySelectorAll('.race:not([data-race-ready])').length === 0"
 # The text a reader sees in the article, outside code: no TeX may be left in it.
@@ -312,10 +314,23 @@ class Visit:
         if response.status >= 400 and not response.url.endswith(NOT_FOUND_PAGE):
             self.failed.append(f"{response.url} (HTTP {response.status})")
 
-    def goto(self, page: str) -> None:
-        """Open ``page`` and wait until its races are set up (its formulas are in its HTML, drawn)."""
+    def goto(self, page: str, *, start_theme: bool = True) -> None:
+        """Open ``page`` and wait until its races are set up (its formulas are in its HTML, drawn).
+
+        Then, unless ``start_theme`` is false, start mkdocs-material's script as a reader's first
+        move does, and wait until it runs (:meth:`start_theme`): the page as a reader uses it.
+        """
         self.page.goto(self.base + page, wait_until="load")
         self.page.wait_for_function(ALL_RACES_READY_JS)
+        if start_theme:
+            self.start_theme()
+
+    def start_theme(self) -> None:
+        """A reader's first move, a turn of the mouse wheel by nothing (it scrolls nothing), starts
+        mkdocs-material's script (hooks/theme_loader.js); wait until it runs.
+        """
+        self.page.mouse.wheel(0, 0)
+        self.page.wait_for_function(THEME_RUNNING_JS, timeout=SETTLE_TIMEOUT_MS)
 
     def settle(self) -> None:
         """Until the page has nothing left to load or run, so that even a late error has been recorded.

@@ -70,12 +70,16 @@ STICKING_OUT_JS = """() => {
   }
   return {scrollWidth: document.documentElement.scrollWidth, width, out};
 }"""
+# A table's scroll box: the outer of its two .md-typeset__scrollwrap (the build wraps each table, and
+# mkdocs-material's script, once started, wraps it again inside: hooks/table_wraps.py).
+TABLE_BOX_JS = "const TABLE_BOX = '.md-typeset__scrollwrap:not(.md-typeset__table > *)';"
 # Each table that scrolls sideways, scrolled to its end: its first column's cells that left the view
 # of the scrolling box, and those whose background is not opaque.
 FIRST_COLUMN_JS = """() => {
+  """ + TABLE_BOX_JS + """
   const found = [];
   for (const table of document.querySelectorAll('article table')) {
-    const box = table.closest('.md-typeset__scrollwrap') || table;
+    const box = table.closest(TABLE_BOX) || table;
     if (!table.checkVisibility() || box.scrollWidth <= box.clientWidth + 1) continue;
     box.scrollLeft = box.scrollWidth;
     const view = box.getBoundingClientRect();
@@ -93,10 +97,11 @@ FIRST_COLUMN_JS = """() => {
 # The header cell named `name`, and a body cell of its column: whether each shows on the first screen
 # of its table, before the reader scrolls it.
 COLUMN_SHOWN_JS = """(name) => {
+  """ + TABLE_BOX_JS + """
   const head = [...document.querySelectorAll('article th')].find(th => th.textContent.trim() === name);
   if (!head) return null;
   const table = head.closest('table');
-  const box = table.closest('.md-typeset__scrollwrap') || table;
+  const box = table.closest(TABLE_BOX) || table;
   box.scrollLeft = 0;
   const view = box.getBoundingClientRect();
   const width = document.documentElement.clientWidth;

@@ -4,8 +4,9 @@ Each style sheet linked in the head, and each script loaded there without
 ``async`` or ``defer``, holds back the first paint until it has arrived
 (on a phone's network, a round trip or more each).  The site's own sheets
 reach a page joined into one (``hooks/one_stylesheet.py``), named by its
-text's hash, and the offline plugin's shim loads at the end of the body
-(``overrides/main.html``).
+text's hash, and the offline plugin's shim loads, from disk only, just
+before mkdocs-material's bundle (``hooks/theme_loader.js``, tested in
+``test_theme_start``).
 """
 
 from __future__ import annotations
@@ -60,13 +61,6 @@ def test_a_page_head_waits_for_three_style_sheets_and_no_script(site_dir: Path, 
                 if "src" in attrs and "async" not in attrs and "defer" not in attrs
                 and attrs.get("type", "text/javascript") in ("text/javascript", "module")]
     assert blocking == [], f"{page}: scripts in the head hold back the first paint: {blocking}"
-
-
-def test_the_polyfills_load_before_the_bundle(site_dir: Path) -> None:
-    """The shim must have made ``Worker`` an iframe (from disk) before the bundle starts the search worker."""
-    scripts = [attrs["src"] for attrs in Page(built_html(site_dir, "index.html")).find("script") if "src" in attrs]
-    bundle = next(i for i, src in enumerate(scripts) if re.search(r"javascripts/bundle\.[0-9a-f]{8}\.min\.js$", src))
-    assert any(src.endswith("iframe-worker-shim.js") for src in scripts[:bundle]), scripts
 
 
 def test_the_joined_sheet_holds_every_part_in_order_and_only_it_is_published(site_dir: Path) -> None:

@@ -8,13 +8,19 @@ const CORE = "docs/assets/javascripts/playground/core/*.js";
 // The page's modules (the page helper's): the same rules, with the browser's globals.
 const UI = "docs/assets/javascripts/playground/ui/*.js";
 const TOOLS = ["tools/playground/*.js", "tools/playground/test/*.js"];
+// The loader of mkdocs-material's bundle (hooks/theme_on_demand.py inlines it in every page): a classic script.
+const THEME_LOADER = "hooks/theme_loader.js";
 
 export default [
   { ignores: ["tools/playground/node_modules/**"] },
-  { files: [CORE, UI, ...TOOLS], ...js.configs.recommended },
+  { files: [CORE, UI, ...TOOLS, THEME_LOADER], ...js.configs.recommended },
   {
     files: [UI],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.browser, ...globals.worker } },
+  },
+  {
+    files: [THEME_LOADER],
+    languageOptions: { ecmaVersion: 2022, sourceType: "script", globals: { ...globals.browser } },
   },
   {
     files: [CORE],
@@ -25,7 +31,7 @@ export default [
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: { ...globals.node } },
   },
   {
-    files: [CORE, UI, ...TOOLS],
+    files: [CORE, UI, ...TOOLS, THEME_LOADER],
     rules: {
       "no-var": "error",
       "prefer-const": "error",

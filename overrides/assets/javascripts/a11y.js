@@ -28,7 +28,10 @@
   "use strict";
 
   var scheduled = false;
-  var SCROLLERS = ".md-typeset__scrollwrap, .md-typeset div.arithmatex";
+  /* A table's box is the outer of its two .md-typeset__scrollwrap: mkdocs-material's script wraps the
+   * table again inside the one the build gave it (hooks/table_wraps.py), and that inner one never scrolls. */
+  var TABLE_BOX = ".md-typeset__scrollwrap:not(.md-typeset__table > *)";
+  var SCROLLERS = TABLE_BOX + ", .md-typeset div.arithmatex";
 
   function nameCodeNavs() {
     scheduled = false;
@@ -44,7 +47,7 @@
    * formula, "Table 2, ..." its second table, counted over all of them, scrolling or not. */
   function regionName(wrap) {
     var formula = wrap.classList.contains("arithmatex");
-    var all = document.querySelectorAll(formula ? ".md-typeset div.arithmatex" : ".md-typeset__scrollwrap");
+    var all = document.querySelectorAll(formula ? ".md-typeset div.arithmatex" : TABLE_BOX);
     return (formula ? "Formula " : "Table ") + (Array.prototype.indexOf.call(all, wrap) + 1) + ", scrolls sideways";
   }
 

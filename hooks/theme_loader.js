@@ -1,0 +1,130 @@
+/* mkdocs-material's script, started by the reader's first move.
+ *
+ * hooks/theme_on_demand.py puts this script in each page, in place of the
+ * <script> tag of mkdocs-material's bundle, with the addresses it loads.
+ * The bundle's start-up is the longest task of a page load: on a phone it
+ * holds the page for a third of a second or more, laying the whole page out
+ * to measure it, and a reader who only reads needs none of what it does.
+ * The page reads without it: formulas and figures are drawn, tables are in
+ * their scroll boxes (table_wraps.py), the palette the reader chose is set
+ * (the script after the header) and the menu opens (a checkbox).  So the
+ * bundle loads on the first touch, click, pointer move, wheel, scroll, key
+ * or focus, and starts on the page as it would have when the page was parsed.
+ *
+ * What the reader does before it has started is not lost:
+ * - a palette toggle is applied here as the bundle applies it (the body's
+ *   colour attributes, which toggle shows, the stored choice), and the
+ *   bundle starts from the stored choice;
+ * - the key that started it is handed to the bundle's keyboard handler once
+ *   it runs, so "/", "s" or "f" open the search and "n" goes on;
+ * - a tap on the search button puts the focus in the search field, as the
+ *   bundle does (a phone shows its keyboard only for a focus given in a tap).
+ * Opened from disk, the polyfills (iframe-worker's shim) load first, in order.
+ * The root element gets data-fpsum-theme="running" once the bundle has started.
+ */
+// @ts-check
+(function (/** @type {{bundle: string, polyfills: string[]}} */ sources) {
+  "use strict";
+
+  const MOVES = ["pointerdown", "pointermove", "touchstart", "wheel", "scroll", "keydown", "focusin"];
+  const LISTEN = { capture: true, passive: true };
+  const RUNNING = "data-fpsum-theme";
+  const win = /** @type {any} */ (window);
+
+  if (win.document$) {
+    return;  /* a page brought in by instant navigation: the bundle runs already */
+  }
+
+  let parsed = document.readyState !== "loading";
+  let started = false;
+  /** @type {KeyboardEvent | null} */
+  let firstKey = null;
+
+  document.addEventListener("DOMContentLoaded", function () {
+    parsed = true;
+  });
+
+  function running() {
+    return document.documentElement.hasAttribute(RUNNING);
+  }
+
+  /** @param {Event} event */
+  function start(event) {
+    if (started) {
+      return;
+    }
+    started = true;
+    MOVES.forEach(function (type) {
+      window.removeEventListener(type, start, LISTEN);
+    });
+    if (event.type === "keydown") {
+      firstKey = /** @type {KeyboardEvent} */ (event);
+    }
+    const scripts = (location.protocol === "file:" ? sources.polyfills : []).concat([sources.bundle]);
+    scripts.forEach(function (src, index) {
+      const script = document.createElement("script");
+      script.src = src;
+      script.async = false;  /* in order: the shim before the bundle */
+      if (index === scripts.length - 1) {
+        script.addEventListener("load", begin);
+      }
+      document.body.appendChild(script);
+    });
+  }
+
+  /* The bundle has run: it waits for DOMContentLoaded, which has passed if the page was parsed before it came. */
+  function begin() {
+    if (parsed && win.document$) {
+      win.document$.next(document);
+    }
+    document.documentElement.setAttribute(RUNNING, "running");
+    if (firstKey) {
+      window.dispatchEvent(new KeyboardEvent("keydown", {
+        key: firstKey.key, code: firstKey.code,
+        shiftKey: firstKey.shiftKey, altKey: firstKey.altKey,
+      }));
+    }
+  }
+
+  /* A palette toggle before the bundle runs, applied as the bundle would (its components/palette). */
+  const palette = document.querySelector('[data-md-component="palette"]');
+  if (palette) {
+    const inputs = Array.prototype.slice.call(palette.querySelectorAll("input"));
+    palette.addEventListener("change", function (event) {
+      const input = /** @type {HTMLInputElement} */ (event.target);
+      const index = inputs.indexOf(input);
+      if (running() || index < 0) {
+        return;
+      }
+      /** @type {Record<string, string>} */
+      const color = {};
+      ["media", "scheme", "primary", "accent"].forEach(function (key) {
+        color[key] = input.getAttribute("data-md-color-" + key) || "";
+        document.body.setAttribute("data-md-color-" + key, color[key]);
+      });
+      inputs.forEach(function (other, at) {
+        const label = other.nextElementSibling;
+        if (label instanceof HTMLElement) {
+          label.hidden = at !== index;
+        }
+      });
+      win.__md_set("__palette", { index: index, color: color });
+    });
+  }
+
+  /* The search button, tapped before the bundle runs: the focus goes to the field, as the bundle gives it. */
+  const searchButton = document.querySelector("header [for=__search]");
+  const searchField = document.querySelector("[data-md-component=search-query]");
+  if (searchButton && searchField instanceof HTMLElement) {
+    const field = searchField;
+    searchButton.addEventListener("click", function () {
+      if (!running()) {
+        field.focus();
+      }
+    });
+  }
+
+  MOVES.forEach(function (type) {
+    window.addEventListener(type, start, LISTEN);
+  });
+})({ bundle: "", polyfills: [] } /* SOURCES */);
