@@ -18,7 +18,9 @@
  * - the key that started it is handed to the bundle's keyboard handler once
  *   it runs, so "/", "s" or "f" open the search and "n" goes on;
  * - a tap on the search button puts the focus in the search field, as the
- *   bundle does (a phone shows its keyboard only for a focus given in a tap).
+ *   bundle does (a phone shows its keyboard only for a focus given in a tap);
+ * - a page printed before it has started prints its folded blocks unfolded,
+ *   as the bundle prints them (and folds them again afterwards).
  * Opened from disk, the polyfills (iframe-worker's shim) load first, in order.
  * The root element gets data-fpsum-theme="running" once the bundle has started.
  */
@@ -123,6 +125,27 @@
       }
     });
   }
+
+  /* Printed before the bundle runs: every folded block unfolded for the print, as the bundle does. */
+  /** @type {HTMLDetailsElement[]} */
+  let unfolded = [];
+  window.addEventListener("beforeprint", function () {
+    if (running()) {
+      return;
+    }
+    unfolded = Array.prototype.filter.call(document.querySelectorAll("details"), function (details) {
+      return !details.open;
+    });
+    unfolded.forEach(function (details) {
+      details.open = true;
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    unfolded.forEach(function (details) {
+      details.open = false;
+    });
+    unfolded = [];
+  });
 
   MOVES.forEach(function (type) {
     window.addEventListener(type, start, LISTEN);

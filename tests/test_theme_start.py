@@ -248,3 +248,17 @@ def test_the_key_that_starts_the_bundle_is_not_lost(browser: Browser, site_url: 
     page.wait_for_function("() => document.activeElement.matches('[data-md-component=search-query]')")
     assert page.evaluate("document.getElementById('__search').checked")
     assert visit.problems() == []
+
+
+@pytest.mark.browser
+def test_a_page_printed_before_the_bundle_runs_prints_its_folded_blocks_unfolded(browser: Browser, site_url: str,
+                                                                                 visits: list[Visit]) -> None:
+    visit = open_unstarted(visits, browser, site_url, "formats.html", SCREENS[3])
+    page = visit.page
+    folded = page.evaluate("() => [...document.querySelectorAll('details')].filter(d => !d.open).length")
+    assert folded > 0, "no folded block here: pick another page"
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # as the browser does before printing
+    assert page.evaluate("() => [...document.querySelectorAll('details')].every(d => d.open)")
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    assert page.evaluate("() => [...document.querySelectorAll('details')].filter(d => !d.open).length") == folded
+    assert not page.evaluate(RUNNING_NOW_JS), "printing is not a move of the reader's"
