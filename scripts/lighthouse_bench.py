@@ -28,6 +28,7 @@ import mimetypes
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -63,6 +64,11 @@ RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "5"))
 """Runs per page and preset; the median counts.  Five, as Lighthouse's guide to variability advises
 (its docs/variability.md: the median of five runs is twice as stable as one run): one mobile run here varies by
 about 5 points, and its total blocking time from about 20 to 260 ms on the same page."""
+RUN_TIMEOUT_S = float(os.environ.get("LIGHTHOUSE_RUN_TIMEOUT", "180"))
+"""Longest a single Lighthouse run may take (seconds).  A run takes 15-40 s here, but once in a few
+hundred runs Lighthouse stalls for good (seen: a node process idle for 6.5 min on its sixth run):
+such a run is stopped, with the chromium it started, and made again, once."""
+ATTEMPTS = 2
 COMPRESSIBLE = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".csv", ".txt", ".map"}
 MIN_GZIP_BYTES = 512
 HASHED = re.compile(r"\.[0-9a-f]{8}(\.min)?\.(css|js)$")
@@ -200,8 +206,71 @@ def chrome_path() -> str | None:
     return os.environ.get("CHROME_PATH") or shutil.which("chromium")
 
 
+class LighthouseStalled(RuntimeError):
+    """A Lighthouse run that did not end within ``RUN_TIMEOUT_S``."""
+
+
+def _child_pids(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc; none elsewhere)."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            # "pid (command) state ppid ...": the command may hold spaces and parentheses.
+            fields = stat.read_text(encoding="utf-8", errors="replace").rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended while the folder was read
+        if int(fields[1]) == pid:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Kill a stalled run and what it started.
+
+    That is node's process group and each chromium's: chrome-launcher puts chromium in a process group of
+    its own (``detached``), so killing node alone would leave it running.
+    """
+    groups = {process.pid}
+    profiles = []  # chromium's profile folders, which chrome-launcher removes only when a run ends
+    for child in _child_pids(process.pid):
+        try:
+            groups.add(os.getpgid(child))
+            arguments = Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        except (ProcessLookupError, OSError):
+            continue
+        profiles += [Path(a.split("=", 1)[1]) for a in arguments if a.startswith("--user-data-dir=")]
+    groups.discard(os.getpgrp())  # never this script's own group
+    for group in groups:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    process.communicate()
+    for profile in profiles:
+        if profile.name.startswith("lighthouse."):
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+def _run_once(command: list[str], env: dict[str, str], url: str, preset: str) -> None:
+    """One Lighthouse run; raises ``LighthouseStalled`` if it outlasts ``RUN_TIMEOUT_S``, RuntimeError if it fails."""
+    process = subprocess.Popen(
+        command, cwd=LIGHTHOUSE_DIR, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # its own process group, which _stop can kill whole
+    )
+    try:
+        _, stderr = process.communicate(timeout=RUN_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        raise LighthouseStalled(f"lighthouse on {url} ({preset}) still running after {RUN_TIMEOUT_S:.0f} s") from None
+    if process.returncode != 0:
+        raise RuntimeError(f"lighthouse failed on {url} ({preset}): {stderr.strip()[-1500:]}")
+
+
 def run_lighthouse(url: str, preset: str, out: Path) -> dict[str, float]:
-    """Lighthouse's category scores (0-100) for ``url`` with ``preset`` (desktop or mobile), and its TBT in ms."""
+    """Lighthouse's category scores (0-100) for ``url`` with ``preset`` (desktop or mobile), and its TBT in ms.
+
+    A run that stalls is stopped and made again (``ATTEMPTS`` in all); RuntimeError if none ends, or one fails.
+    """
     command = [
         "node", str(LIGHTHOUSE_CLI), url, "--quiet", "--output=json", f"--output-path={out}",
         f"--only-categories={','.join(CATEGORIES)}", f"--chrome-flags={' '.join(CHROME_FLAGS)}",
@@ -210,9 +279,17 @@ def run_lighthouse(url: str, preset: str, out: Path) -> dict[str, float]:
     if preset == "desktop":
         command.append("--preset=desktop")
     env = dict(os.environ, CHROME_PATH=chrome_path() or "")
-    result = subprocess.run(command, cwd=LIGHTHOUSE_DIR, env=env, capture_output=True, text=True, check=False)
-    if result.returncode != 0 or not out.is_file():
-        raise RuntimeError(f"lighthouse failed on {url} ({preset}): {result.stderr.strip()[-1500:]}")
+    for attempt in range(1, ATTEMPTS + 1):
+        out.unlink(missing_ok=True)
+        try:
+            _run_once(command, env, url, preset)
+            break
+        except LighthouseStalled as stalled:
+            if attempt == ATTEMPTS:
+                raise RuntimeError(f"{stalled}, {ATTEMPTS} times") from None
+            print(f"      ({stalled}: stopped, and run again)", flush=True)
+    if not out.is_file():
+        raise RuntimeError(f"lighthouse on {url} ({preset}) wrote no report")
     report = json.loads(out.read_text(encoding="utf-8"))
     if report.get("runtimeError"):
         raise RuntimeError(f"lighthouse on {url} ({preset}): {report['runtimeError']}")
