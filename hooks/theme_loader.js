@@ -88,7 +88,8 @@
     }
   }
 
-  /* A palette toggle before the bundle runs, applied as the bundle would (its components/palette). */
+  /* A palette toggle before the bundle runs: applied as the bundle would (its components/palette), by the
+     script after the header (overrides/main.html), and stored, so that the bundle starts from it. */
   const palette = document.querySelector('[data-md-component="palette"]');
   if (palette) {
     const inputs = Array.prototype.slice.call(palette.querySelectorAll("input"));
@@ -98,19 +99,7 @@
       if (running() || index < 0) {
         return;
       }
-      /** @type {Record<string, string>} */
-      const color = {};
-      ["media", "scheme", "primary", "accent"].forEach(function (key) {
-        color[key] = input.getAttribute("data-md-color-" + key) || "";
-        document.body.setAttribute("data-md-color-" + key, color[key]);
-      });
-      inputs.forEach(function (other, at) {
-        const label = other.nextElementSibling;
-        if (label instanceof HTMLElement) {
-          label.hidden = at !== index;
-        }
-      });
-      win.__md_set("__palette", { index: index, color: color });
+      win.__md_set("__palette", { index: index, color: win.__fpsum_palette(index) });
     });
   }
 
