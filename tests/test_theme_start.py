@@ -211,6 +211,7 @@ def test_a_palette_toggle_before_the_bundle_runs_takes_effect_and_stays(browser:
         route.continue_()
     page.wait_for_function(THEME_RUNNING_JS)
     assert page.evaluate(PALETTE_JS) == toggled, "the bundle started from another palette"
+    visit.settle()  # the search worker's files loaded: a reload would cut them off (net::ERR_ABORTED), seen under load
     page.reload(wait_until="load")
     assert page.evaluate(PALETTE_JS) == toggled, "not kept on the next load"
     assert visit.problems() == []
