@@ -96,3 +96,14 @@ def test_a_rule_only_valid_at_the_top_stops_the_build(rule: str) -> None:
 def test_a_part_from_another_folder_stops_the_build() -> None:
     with pytest.raises(PluginError, match=r"assets/other/x\.css is not in assets/stylesheets/"):
         join([("assets/other/x.css", "a { background: url(y.png) }")])
+
+
+@pytest.mark.parametrize("addressed", [False, True], ids=["no site_url", "site_url"])
+def test_the_sheets_addresses_are_made_absolute_only_for_instant_navigation(site_dir: Path, addressed: bool,
+                                                                            request: pytest.FixtureRequest) -> None:
+    """Setting a sheet's address costs the head main-thread time before the first paint: only where instant
+    navigation (on only with ``site_url``: hooks/address.py) needs the addresses absolute.
+    """
+    site = request.getfixturevalue("addressed_site") / "site" if addressed else site_dir
+    head = built_html(site, "index.html").split("</head>", 1)[0]
+    assert ("link.href = link.href" in head) == addressed
