@@ -65,8 +65,8 @@ RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "5"))
 (its docs/variability.md: the median of five runs is twice as stable as one run): one mobile run here varies by
 about 5 points, and its total blocking time from about 20 to 260 ms on the same page."""
 RUN_TIMEOUT_S = float(os.environ.get("LIGHTHOUSE_RUN_TIMEOUT", "180"))
-"""Longest a single Lighthouse run may take (seconds).  A run takes 15-40 s here, but once in a few
-hundred runs Lighthouse stalls for good (seen: a node process idle for 6.5 min on its sixth run):
+"""Longest a single Lighthouse run may take (seconds).  A run takes 15-70 s here (idle to loaded), but
+Lighthouse has been seen to stall for good (a node process idle for 6.5 min on a bench's sixth run):
 such a run is stopped, with the chromium it started, and made again, once."""
 ATTEMPTS = 2
 COMPRESSIBLE = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".csv", ".txt", ".map"}
