@@ -1,7 +1,7 @@
 """`make bench`, last part: Lighthouse's four scores and total blocking time for every page, desktop and mobile.
 
 The built site is served from localhost by a small static server that
-compresses with gzip, as any real host would; Lighthouse 12.2.3 (pinned in
+compresses with gzip, as any real host would (gzip_server.py); Lighthouse 12.2.3 (pinned in
 ``tools/lighthouse``, installed by ``make bench`` with ``npm ci``) drives
 Debian's chromium.  The pages are the built site's HTML files, so a new page
 is measured without being named here.
@@ -12,7 +12,8 @@ Performance at least 95 on desktop and on mobile (Lighthouse's simulated slow
 tasks' time over 50 ms each, from first paint until the page is
 interactive, as Lighthouse simulates it) of at most 150 ms.  Each run's
 performance and TBT are printed beside the medians: on a busy machine one
-mobile run varies by several points.
+mobile run varies by several points.  So is the host's benchmarkIndex: the
+mobile preset slows the CPU 4x on any machine, so its TBT depends on the host.
 
 Run alone: ``python scripts/lighthouse_bench.py [SITE_DIR]``; without a
 directory it builds the site (strictly) into a temporary one first.
@@ -20,24 +21,17 @@ directory it builds the site (strictly) into a temporary one first.
 
 from __future__ import annotations
 
-import functools
-import gzip
-import http.server
 import json
-import mimetypes
 import os
-import re
 import shutil
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+
+from gzip_server import serve
 
 REPO = Path(__file__).resolve().parents[1]
 LIGHTHOUSE_DIR = REPO / "tools" / "lighthouse"
@@ -60,6 +54,10 @@ CHROME_FLAGS = [
 TBT = "tbt"
 """The key of the total blocking time (ms) among a run's results."""
 TBT_GOAL_MS = 150.0
+BENCHMARK = "benchmark"
+"""The key of the host's Lighthouse ``benchmarkIndex`` (how fast this machine ran Lighthouse's fixed workload)."""
+SLOW_HOST_INDEX = 1000
+"""Below this benchmarkIndex Lighthouse warns that the host is slower than its throttling expects."""
 RUNS = int(os.environ.get("LIGHTHOUSE_RUNS", "5"))
 """Runs per page and preset; the median counts.  Five, as Lighthouse's guide to variability advises
 (its docs/variability.md: the median of five runs is twice as stable as one run): one mobile run here varies by
@@ -69,114 +67,6 @@ RUN_TIMEOUT_S = float(os.environ.get("LIGHTHOUSE_RUN_TIMEOUT", "180"))
 Lighthouse has been seen to stall for good (a node process idle for 6.5 min on a bench's sixth run):
 such a run is stopped, with the chromium it started, and made again, once."""
 ATTEMPTS = 2
-COMPRESSIBLE = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".csv", ".txt", ".map"}
-MIN_GZIP_BYTES = 512
-HASHED = re.compile(r"\.[0-9a-f]{8}(\.min)?\.(css|js)$")
-"""Files named by their content's hash: mkdocs-material's assets and the site's joined style sheet
-(hooks/one_stylesheet.py); served as a real host would, cacheable for a year."""
-
-
-# ---------------------------------------------------------------- a static server with gzip
-
-
-class GzipHandler(http.server.BaseHTTPRequestHandler):
-    """Serves one folder, read-only, gzip-compressed when the client accepts it.
-
-    Compressed bodies are made once and kept (the site does not change while
-    it is measured).  Unknown paths get ``404.html`` with status 404.
-    """
-
-    root: Path
-    compressed: dict[Path, bytes]
-    lock: threading.Lock
-    sent: list[tuple[str, int]] | None
-    protocol_version = "HTTP/1.1"
-
-    def __init__(self, *args: object, root: Path, compressed: dict[Path, bytes], lock: threading.Lock,
-                 sent: list[tuple[str, int]] | None = None) -> None:
-        self.root, self.compressed, self.lock, self.sent = root, compressed, lock, sent
-        super().__init__(*args)  # type: ignore[arg-type]
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Stay quiet: the bench prints scores, not requests."""
-        pass
-
-    def _resolve(self) -> Path | None:
-        path = unquote(urlsplit(self.path).path)
-        target = (self.root / path.lstrip("/")).resolve()
-        if target.is_dir():
-            target = target / "index.html"
-        if self.root not in target.parents or not target.is_file():
-            return None
-        return target
-
-    def _gzip(self, target: Path, data: bytes) -> bytes:
-        with self.lock:
-            if target not in self.compressed:
-                self.compressed[target] = gzip.compress(data, compresslevel=9, mtime=0)
-            return self.compressed[target]
-
-    def _respond(self, send_body: bool) -> None:
-        target = self._resolve()
-        status = 200
-        if target is None:
-            status, target = 404, self.root / "404.html"
-        data = target.read_bytes() if target.is_file() else b"not found"
-        ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        if ctype.startswith("text/") or ctype in ("application/javascript", "image/svg+xml", "application/json"):
-            ctype += "; charset=utf-8"
-        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
-        zipped = accepts and target.suffix in COMPRESSIBLE and len(data) >= MIN_GZIP_BYTES
-        body = self._gzip(target, data) if zipped else data
-        self.send_response(status)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Vary", "Accept-Encoding")
-        # Hashed theme assets never change; everything else is revalidated.
-        immutable = HASHED.search(target.name) is not None
-        self.send_header("Cache-Control", "public, max-age=31536000, immutable" if immutable else "no-cache")
-        if zipped:
-            self.send_header("Content-Encoding", "gzip")
-        self.end_headers()
-        if send_body:
-            if self.sent is not None:
-                with self.lock:
-                    self.sent.append((urlsplit(self.path).path, len(body)))
-            try:
-                self.wfile.write(body)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the browser went away mid-response (a closed tab, a cancelled request)
-
-    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        """Serve the file, gzipped when the client accepts it."""
-        self._respond(send_body=True)
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        """Headers only, as for GET."""
-        self._respond(send_body=False)
-
-
-@contextmanager
-def running(server: http.server.ThreadingHTTPServer) -> Iterator[str]:
-    """``server`` (bound to 127.0.0.1) answering in a thread until the block ends; yields its root URL."""
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-@contextmanager
-def serve(site: Path, sent: list[tuple[str, int]] | None = None) -> Iterator[str]:
-    """Serve ``site`` on 127.0.0.1 (a free port) with gzip; yields the root URL.
-
-    With ``sent``, each response body's path and size as sent (gzipped or not) is appended to it.
-    """
-    handler = functools.partial(GzipHandler, root=site.resolve(), compressed={}, lock=threading.Lock(), sent=sent)
-    with running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url:
-        yield url
 
 
 # ---------------------------------------------------------------- pages and Lighthouse runs
@@ -298,7 +188,22 @@ def run_lighthouse(url: str, preset: str, out: Path) -> dict[str, float]:
         score = report["categories"][name]["score"]
         scores[name] = -1.0 if score is None else round(score * 100, 1)
     scores[TBT] = float(report["audits"]["total-blocking-time"]["numericValue"])
+    scores[BENCHMARK] = float(report["environment"]["benchmarkIndex"])
     return scores
+
+
+def host_speed(indexes: list[float]) -> str:
+    """The runs' benchmarkIndex, and what it says of the mobile figures (Lighthouse's docs/throttling.md).
+
+    The mobile preset's 4x CPU slowdown, made for a high-end desktop (index 1500-2000), stands for a mid-tier
+    phone there: a slower host overstates that phone's TBT, a faster one understates it.
+    """
+    if not indexes:
+        return "  host's benchmarkIndex: no run ended"
+    median = statistics.median(indexes)
+    slow = " (below 1000: Lighthouse warns this host is too slow for it)" if median < SLOW_HOST_INDEX else ""
+    return (f"  host's benchmarkIndex: median {median:.0f} ({min(indexes):.0f}-{max(indexes):.0f}){slow}; "
+            "the 4x mobile CPU slowdown is made for 1500-2000, compare mobile TBT across machines with it")
 
 
 def failing_audits(report_path: Path, limit: int = 6) -> list[str]:
@@ -336,6 +241,7 @@ def measure(site: Path, reports: Path | None = None) -> bool:
     print(f"  {'page':32s} {'preset':8s} " + " ".join(f"{LABELS[c]:>5s}" for c in CATEGORIES)
           + f" {'TBT':>6s}   goals (TBT <= {TBT_GOAL_MS:.0f} ms)")
     all_met = True
+    indexes: list[float] = []
     with tempfile.TemporaryDirectory() as tmp, serve(site) as root:
         folder = reports or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -350,6 +256,7 @@ def measure(site: Path, reports: Path | None = None) -> bool:
                     print(f"  {page:32s} {preset:8s} FAILED: {error}")
                     all_met = False
                     continue
+                indexes += [r[0][BENCHMARK] for r in runs]
                 runs.sort(key=lambda r: r[0]["performance"])
                 scores, out = runs[len(runs) // 2]  # the run with the median performance
                 scores = {c: statistics.median(r[0][c] for r in runs) for c in (*CATEGORIES, TBT)}
@@ -365,6 +272,7 @@ def measure(site: Path, reports: Path | None = None) -> bool:
                 if missed:
                     for audit in failing_audits(out):
                         print(f"      - {audit}")
+    print(host_speed(indexes))
     print(f"  all lighthouse goals met: {'yes' if all_met else 'NO'}")
     return all_met
 

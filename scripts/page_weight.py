@@ -13,7 +13,7 @@ is not fetched, so it does not count; a lazy one the browser fetches anyway
 half a second.
 
 Bytes are the response bodies as the bench's server sends them
-(``lighthouse_bench.serve``: gzip for text files of 512 bytes or more, like a
+(``gzip_server.serve``: gzip for text files of 512 bytes or more, like a
 real host), headers left out, each file counted as often as it is sent.  The
 browser starts with an empty cache on every page.
 
@@ -29,7 +29,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, ViewportSize, sync_playwright
 
-from lighthouse_bench import CHROME_FLAGS, serve, site_pages
+from gzip_server import serve
+from lighthouse_bench import CHROME_FLAGS, site_pages
 
 GOAL_BYTES = 400 * 1024
 VIEWPORT: ViewportSize = {"width": 412, "height": 823}

@@ -8,7 +8,7 @@ node). Goals (issue 26): naive and pairwise at least 20 % of the plain loop,
 kahan and neumaier at least 5 %, every method on 2**20 inputs with its running
 totals kept (as the page draws them) in under 2 s. Debian's chromium, driven
 by Playwright, loads the modules from a local server of the repository
-(lighthouse_bench's).
+(gzip_server.py, as Lighthouse is measured).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from lighthouse_bench import serve  # the local server Lighthouse is measured with
+from gzip_server import serve  # the local server Lighthouse is measured with
 
 REPO = Path(__file__).resolve().parents[1]
 FORMATS = ("fp16", "bf16", "fp32", "e4m3", "e5m2")

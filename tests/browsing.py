@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+from gzip_server import running
 from htmlscan import Page as HtmlPage
-from lighthouse_bench import running
 
 REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
