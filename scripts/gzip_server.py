@@ -13,6 +13,7 @@ import gzip
 import http.server
 import mimetypes
 import re
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -103,6 +104,15 @@ class GzipHandler(http.server.BaseHTTPRequestHandler):
         self._respond(send_body=False)
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A threading HTTP server that keeps quiet when a client hangs up mid-response."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A browser that closes a page while a file is still being sent is not an error of the site."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 @contextmanager
 def running(server: http.server.ThreadingHTTPServer) -> Iterator[str]:
     """``server`` (bound to 127.0.0.1) answering in a thread until the block ends; yields its root URL."""
@@ -122,5 +132,5 @@ def serve(site: Path, sent: list[tuple[str, int]] | None = None) -> Iterator[str
     With ``sent``, each response body's path and size as sent (gzipped or not) is appended to it.
     """
     handler = functools.partial(GzipHandler, root=site.resolve(), compressed={}, lock=threading.Lock(), sent=sent)
-    with running(http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)) as url:
+    with running(QuietServer(("127.0.0.1", 0), handler)) as url:
         yield url

@@ -15,7 +15,6 @@ import functools
 import html
 import http.server
 import re
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,7 +25,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from gzip_server import running
+from gzip_server import QuietServer, running
 from htmlscan import Page as HtmlPage
 
 REPO = Path(__file__).resolve().parents[1]
@@ -165,13 +164,6 @@ def has_races(site_dir: Path, page: str) -> bool:
     return 'class="race"' in built_html(site_dir, page)
 
 
-class _QuietServer(http.server.ThreadingHTTPServer):
-    def handle_error(self, request: object, client_address: object) -> None:
-        """A browser that closes a page while a file is still being sent is not an error of the site."""
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)  # type: ignore[arg-type]
-
-
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     served: list[str] | None = None
 
@@ -191,7 +183,7 @@ def serving(directory: Path, served: list[str] | None = None) -> Iterator[str]:
     ``304`` for a file the browser had, and asked whether it changed).
     """
     handler = type("Handler", (_QuietHandler,), {"served": served})
-    with running(_QuietServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))) as url:
+    with running(QuietServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))) as url:
         yield url
 
 
