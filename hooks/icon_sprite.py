@@ -19,7 +19,8 @@ at its view, under ``:root.fpsum-served``.
 Only over HTTP: a mask image is fetched in CORS mode, which a page opened
 from disk (``file://``, the class archive) cannot pass, and there the masks
 would draw nothing.  The head script (overrides/main.html) gives the
-``<html>`` element the class ``fpsum-served`` when the page is not on disk;
+``<html>`` element the class :data:`SERVED` (which this hook hands it as
+``config.extra.served_class``) when the page is not on disk;
 without it (from disk, or without JavaScript) mkdocs-material's data URIs
 stay in force.  tests/test_icon_sprite.py checks the sprite and both ways.
 """
@@ -130,6 +131,12 @@ def served_rules(icons: list[Icon], name: str) -> str:
     lines += [f'  {icon.prop}: url("../images/{name.rsplit("/", 1)[1]}#{icon.view_id}");' for icon in icons]
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    """Name the served pages' class for the head script (overrides/main.html): :data:`SERVED`, owned here."""
+    config.extra["served_class"] = SERVED
+    return config
 
 
 def on_files(files: Files, config: MkDocsConfig) -> Files:

@@ -201,7 +201,8 @@ def host_speed(indexes: list[float]) -> str:
     if not indexes:
         return "  host's benchmarkIndex: no run ended"
     median = statistics.median(indexes)
-    slow = " (below 1000: Lighthouse warns this host is too slow for it)" if median < SLOW_HOST_INDEX else ""
+    too_slow = median < SLOW_HOST_INDEX
+    slow = f" (below {SLOW_HOST_INDEX}: Lighthouse warns this host is too slow for it)" if too_slow else ""
     return (f"  host's benchmarkIndex: median {median:.0f} ({min(indexes):.0f}-{max(indexes):.0f}){slow}; "
             "the 4x mobile CPU slowdown is made for 1500-2000, compare mobile TBT across machines with it")
 
