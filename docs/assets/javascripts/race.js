@@ -51,6 +51,18 @@
 
   /* ------------------------------------------------------------ drawing */
 
+  /* Chromium may leave a race's animations unsampled when its clock is set going: after its drawing is
+   * moved in, and after it was drawn in a tab not shown (its clock ran while the lines stood still until
+   * the next animation's begin, 5 s in). Two frames on, once they are scheduled, seek the clock to where
+   * it is: the seek samples every animation, and changes nothing else, paused or running. */
+  function resample(svg) {
+    window.requestAnimationFrame(function () {
+      window.requestAnimationFrame(function () {
+        svg.setCurrentTime(svg.getCurrentTime());
+      });
+    });
+  }
+
   /* Move the drawing from the figure's <template> into its <svg>, once. */
   function draw(race) {
     if (race.hasAttribute("data-race-drawn")) {
@@ -64,6 +76,7 @@
         svg.appendChild(drawing.firstChild);
       }
       template.remove();
+      resample(svg);
     }
     race.setAttribute("data-race-drawn", "");
     if (nearby) {
@@ -161,6 +174,7 @@
     draw(race);
     svg.setCurrentTime(0);
     svg.unpauseAnimations();
+    resample(svg);
     race.removeAttribute("data-race-waiting");
     showRunning(race, true);
     follow(race);
@@ -188,6 +202,7 @@
       restart(race);
     } else if (svg.animationsPaused()) {
       svg.unpauseAnimations();
+      resample(svg);
       showRunning(race, true);
       follow(race);
     } else {
