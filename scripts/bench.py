@@ -79,80 +79,53 @@ def figure_times() -> None:
         print(f"    {name:28s} {seconds:6.2f} s")
 
 
-def edit_reach() -> None:
-    """How many records an edit of each model module rebuilds: those whose key holds the module (the modules
-    their builder imports, at any depth; see figures/cache.py).  Read from the sources, nothing is built.
+def model_reach() -> dict[str, int]:
+    """How many records an edit of each model module rebuilds (its path under the repository: count): those whose
+    key holds the module (the modules their builder imports, at any depth; see figures/cache.py).  Read from the
+    sources, nothing is built.
     """
     from figures.build import registry
-    from figures.cache import ROOTS, Sources
+    from figures.cache import Sources
 
-    records = registry()
     sources = Sources()
-    keyed = [sources.modules(record) for record in records]
-    model = sorted(name for name in sources.graph.everything() if name.partition(".")[0] == "fpsum")
-    print(f"\nrecords an edit of each model module rebuilds (of {len(records)}):")
-    for name in model:
+    keyed = [sources.modules(record) for record in registry()]
+    reach = {}
+    for name in sorted(name for name in sources.graph.everything() if name.partition(".")[0] == "fpsum"):
         path = sources.graph.find(name)
-        shown = path.relative_to(ROOTS[0]) if path is not None else name
-        print(f"  {str(shown):28s} {sum(name in modules for modules in keyed):3d}")
+        shown = str(path.relative_to(REPO)) if path is not None else name
+        reach[shown] = sum(name in modules for modules in keyed)
+    return reach
 
 
-def _copy_repository(target: Path) -> None:
-    """The tracked and untracked, not ignored, files of the repository (no figure cache) copied to ``target``."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=REPO,
-                            capture_output=True, check=True).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        if (REPO / name).is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(REPO / name, target / name)
+def edit_reach() -> None:
+    """Print :func:`model_reach`."""
+    from figures.build import registry
+
+    print(f"\nrecords an edit of each model module rebuilds (of {len(registry())}):")
+    for module, count in model_reach().items():
+        print(f"  {module.removeprefix('src/'):28s} {count:3d}")
 
 
-def serve_edit_seconds(port: int = 8765, timeout: float = 180.0) -> float:
-    """Seconds from an edit of a model file to ``mkdocs serve`` having rebuilt the site, in a copy of the repo.
+MODEL_HUB = "src/fpsum/formats.py"
+"""The model module nearly every record imports: an edit of it is the slow end of the maintainer's loop."""
 
-    The edit is to ``fpsum/formats.py``, which nearly every builder imports,
-    so nearly every record is rebuilt (:func:`edit_reach` counts them): the
-    slow end of the loop, plus noticing the edit.  ``RuntimeError`` if the server does not start or
-    rebuild within ``timeout`` seconds.
+
+def serve_edits() -> None:
+    """How long ``mkdocs serve`` takes to show an edit of a leaf model module (the one that rebuilds the fewest
+    records, at least one) and of :data:`MODEL_HUB`; or FAILED with the server's own words.
     """
-    import queue
-    import threading
+    from serve_edit import edit_seconds  # scripts/serve_edit.py: mkdocs serve in a copy of the repository
 
-    with tempfile.TemporaryDirectory() as tmp:
-        repo = Path(tmp) / "repo"
-        _copy_repository(repo)
-        env = dict(os.environ, PYTHONPATH=str(repo / "src"))
-        server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--livereload", "-a", f"127.0.0.1:{port}"],
-                                  cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        lines: queue.Queue[str] = queue.Queue()
-
-        def read_log() -> None:
-            for line in server.stderr or ():
-                lines.put(line)
-
-        threading.Thread(target=read_log, daemon=True).start()
-
-        def wait_for(text: str) -> None:
-            deadline = time.perf_counter() + timeout
-            while (left := deadline - time.perf_counter()) > 0:
-                try:
-                    if text in lines.get(timeout=left):
-                        return
-                except queue.Empty:
-                    break
-            raise RuntimeError(f"mkdocs serve did not log {text!r} within {timeout:.0f} s")
-
-        try:
-            wait_for("Serving on")
-            time.sleep(1.0)  # let the file watcher settle
-            model = repo / "src" / "fpsum" / "formats.py"
-            start = time.perf_counter()
-            model.write_text(model.read_text() + "\n# An edit, as a maintainer makes one.\n")
-            wait_for("Reloading browsers")
-            return time.perf_counter() - start
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    reach = model_reach()
+    leaf = min((module for module, count in reach.items() if count), key=lambda module: (reach[module], module))
+    try:
+        took = edit_seconds([leaf, MODEL_HUB])
+    except RuntimeError as error:
+        print(f"model edit shown by mkdocs serve: FAILED ({error})")
+        return
+    for module, seconds in took.items():
+        print(f"edit of {module.removeprefix('src/')} ({reach[module]} records) shown by mkdocs serve: "
+              f"{in_calibrations(seconds)}")
 
 
 def builds(site: Path) -> None:
@@ -163,11 +136,7 @@ def builds(site: Path) -> None:
     print(f"\ncold build (empty figure cache):  {in_calibrations(cold)}")
     figure_times()
     print(f"warm build (nothing changed):     {in_calibrations(warm)}")
-    try:
-        edit = serve_edit_seconds()
-        print(f"model edit shown by mkdocs serve: {in_calibrations(edit)}")
-    except RuntimeError as error:
-        print(f"model edit shown by mkdocs serve: FAILED ({error})")
+    serve_edits()
 
 
 THROUGHPUT_GOALS = {"naive": 0.5, "pairwise": 0.5, "kahan": 0.1, "neumaier": 0.1, "stochastic": 0.2}

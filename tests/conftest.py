@@ -24,7 +24,8 @@ from playwright.sync_api import Browser
 from browsing import CHROMIUM_ARGS, Visit, serving
 from figures.site_info import read_citation
 from fresh_loads import Loaded, fresh_loads
-from repocopy import ADDRESS, BuiltCopy, build_copy, copy_repo
+from repo_copy import copy_repo
+from repocopy import ADDRESS, BuiltCopy, build_copy
 from site_archive import archive_folder, pack
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,9 +1,8 @@
-"""A copy of the repository to build in: for tests that must not touch the real tree or its cache."""
+"""Builds of a copy of the repository (repo_copy.copy_repo), for tests that must not touch the real tree."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -15,26 +14,6 @@ REPO = Path(__file__).resolve().parents[1]
 ADDRESS = "https://mirror.example.org/accumulation/"
 """The address of the tests' published build (``addressed_site`` in conftest.py): a test address, which no build
 a reader gets names."""
-
-
-def copy_repo(target: Path) -> Path:
-    """The repository as it is now (tracked and untracked files, not ignored ones) copied to ``target``.
-
-    The figure and formula caches (``.cache/``, ignored) are not copied: a build in the copy starts cold.
-    MathJax's npm packages (``tools/mathjax/node_modules``, ignored, installed by ``make``) are the real
-    tree's, linked: the copy's build draws its formulas with them.
-    """
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=REPO, capture_output=True, check=True).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = REPO / name
-        if source.is_file():  # deleted in the working tree but still in the index: skip
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
-    modules = REPO / "tools" / "mathjax" / "node_modules"
-    if modules.is_dir():
-        (target / "tools" / "mathjax" / "node_modules").symlink_to(modules, target_is_directory=True)
-    return target
 
 
 def build_copy(repo: Path, target: Path, site_url: str | None = None) -> subprocess.CompletedProcess[str]:
