@@ -38,6 +38,13 @@ $(MATHJAX): tools/mathjax/package.json tools/mathjax/package-lock.json
 	cd tools/mathjax && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
+# esbuild for the build, pinned by tools/bundler/package-lock.json (needs Node 18.20+): scripts/figures/playground.py
+# bundles the playground's ES modules with it into the one classic script the page loads.
+BUNDLER := tools/bundler/node_modules/.installed
+$(BUNDLER): tools/bundler/package.json tools/bundler/package-lock.json
+	cd tools/bundler && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 # The playground's checks (issue 26), pinned by tools/playground/package-lock.json (needs Node 20.19+):
 # TypeScript checks the JavaScript of docs/assets/javascripts/playground/core (checkJs, strict), eslint
 # lints it, node --test runs its unit tests; tests/test_playground_arith.py holds it to fpsum bit for bit.
@@ -46,7 +53,7 @@ $(PLAYGROUND): tools/playground/package.json tools/playground/package-lock.json
 	cd tools/playground && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-site: $(STAMP) $(MATHJAX)
+site: $(STAMP) $(MATHJAX) $(BUNDLER)
 	$(BIN)/mkdocs build --strict --site-dir site
 	@echo "Site built into site/. Open site/index.html in a browser (it works from disk), or run 'make serve'."
 
@@ -56,20 +63,20 @@ archive: site
 
 # The current version, with the alias latest, committed by mike to the local gh-pages branch
 # (built with mkdocs-mike.yml: the version selector in the header). Nothing is pushed.
-publish-version: $(STAMP) $(MATHJAX)
+publish-version: $(STAMP) $(MATHJAX) $(BUNDLER)
 	$(WITH_VENV) $(BIN)/mike deploy --config-file mkdocs-mike.yml --update-aliases --alias-type redirect $(VERSION) latest
 	$(WITH_VENV) $(BIN)/mike set-default --config-file mkdocs-mike.yml latest
 	@echo "Version $(VERSION) (alias latest) is in the local gh-pages branch; nothing was pushed."
 	@echo "Preview: $(BIN)/mike serve --config-file mkdocs-mike.yml. Publish: git push origin gh-pages."
 
-serve: $(STAMP) $(MATHJAX)
+serve: $(STAMP) $(MATHJAX) $(BUNDLER)
 	$(BIN)/mkdocs serve --livereload
 
 # Debian's chromium for the browser tests (never a browser download of Playwright's own).
 chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) $(MATHJAX) $(PLAYGROUND) chromium
+test: $(STAMP) $(MATHJAX) $(BUNDLER) $(PLAYGROUND) chromium
 	tools/playground/node_modules/.bin/tsc -p tools/playground
 	tools/playground/node_modules/.bin/eslint -c tools/playground/eslint.config.js docs/assets/javascripts/playground/core docs/assets/javascripts/playground/ui tools/playground hooks/theme_loader.js
 	node --test tools/playground/test/
@@ -103,7 +110,7 @@ $(LIGHTHOUSE): tools/lighthouse/package.json tools/lighthouse/package-lock.json
 	cd tools/lighthouse && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-bench: $(STAMP) $(MATHJAX) $(LIGHTHOUSE) chromium
+bench: $(STAMP) $(MATHJAX) $(BUNDLER) $(LIGHTHOUSE) chromium
 	$(BIN)/python scripts/bench.py
 
 clean:

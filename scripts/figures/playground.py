@@ -1,10 +1,12 @@
 """The playground's script: its ES modules bundled into one classic script, with the build's looks and labels.
 
 The modules live in ``docs/assets/javascripts/playground/`` (``core/``: the
-arithmetic, ``ui/``: the page); ``ui/main.js`` is the entry.  The page loads
-``assets/javascripts/playground.js``, which works from disk (``file://``) as
-over HTTP, and which is also its own Web Worker over HTTP.  The bundle is
-held to :data:`GZIP_BUDGET`: a bigger one fails the build.
+arithmetic, ``ui/``: the page); ``ui/main.js`` is the entry.  A browser
+refuses to load a module script from a ``file://`` page, so the page loads
+``assets/javascripts/playground.js``, one classic script made by esbuild
+(pinned by ``tools/bundler/package-lock.json``), which works from disk as over
+HTTP, and which is also its own Web Worker over HTTP.  The bundle is held to
+:data:`GZIP_BUDGET`: a bigger one fails the build.
 
 Numbers of record ``playground``: ``kb_gzip``, the bundle's gzipped size in
 kilobytes (one decimal).
@@ -13,6 +15,8 @@ kilobytes (one decimal).
 from __future__ import annotations
 
 import gzip
+import json
+import subprocess
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -23,7 +27,6 @@ from fpsum.names import METHODS
 
 from .cache import REPO
 from .contract import ROOT
-from .jsbundle import bundle
 from .looks import CIRCLE_RADIUS, LOOKS, MARKERS
 from .record import Built, Record
 
@@ -31,6 +34,10 @@ MODULES = REPO / "docs" / "assets" / "javascripts" / "playground"
 ENTRY = "ui/main.js"
 SCRIPT = "assets/javascripts/playground.js"
 """The bundle's path in the site."""
+BUNDLER = REPO / "tools" / "bundler"
+ESBUILD = BUNDLER / "node_modules" / ".bin" / "esbuild"
+BUILD_GLOBAL = "globalThis.FPSUM_BUILD"
+"""What ``ui/looks.js`` reads the build's values from: esbuild replaces it by them (its ``define``)."""
 GZIP_BUDGET = 30 * 1024
 """Issue 26: the page's own script under 30 KB gzipped."""
 PAGE = "playground.html"
@@ -61,7 +68,8 @@ class PlaygroundParams:
 
 def records() -> list[Record]:
     """The one bundle; every module file is an input (the cache key hashes their bytes)."""
-    return [Record("playground", PlaygroundParams(), build, inputs=tuple(sorted(MODULES.rglob("*.js"))))]
+    return [Record("playground", PlaygroundParams(), build,
+                   inputs=(*sorted(MODULES.rglob("*.js")), BUNDLER / "package-lock.json"))]
 
 
 def looks() -> dict[str, dict[str, object]]:
@@ -98,6 +106,22 @@ def build_values() -> dict[str, object]:
 def gzipped_size(data: bytes) -> int:
     """Bytes of ``data`` gzipped as a server would (level 9, no timestamp)."""
     return len(gzip.compress(data, compresslevel=9, mtime=0))
+
+
+def bundle(root: Path, entry: str, values: dict[str, object]) -> bytes:
+    """The classic script (an IIFE) of module ``entry`` (a path under ``root``) and every module it imports, by
+    esbuild, with ``values`` (JSON-able) in place of :data:`BUILD_GLOBAL`.  Comments dropped, names kept; the
+    same files give the same bytes.  ``RuntimeError`` with esbuild's own message if it is missing or refuses.
+    """
+    if not ESBUILD.exists():
+        raise RuntimeError("esbuild is not installed in tools/bundler: run `make site`, or `npm ci` there")
+    command = [str(ESBUILD), entry, "--bundle", "--format=iife", "--target=es2022", "--charset=utf8",
+               "--legal-comments=none", "--minify-whitespace", "--minify-syntax", "--log-level=error",
+               f"--define:{BUILD_GLOBAL}={json.dumps(values, sort_keys=True)}"]
+    done = subprocess.run(command, cwd=root, capture_output=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"esbuild refused {entry}: {done.stderr.decode().strip()}")
+    return done.stdout
 
 
 def build(record_id: str, params: PlaygroundParams) -> Built:
