@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from figures import cache, imports
-from figures.build import BUILDERS, registry
+from figures.build import builders, registry
 from figures.cache import ROOTS, Sources, builder_module, cache_key
 from figures.imports import ImportGraph
 from figures.record import Built, Record
@@ -340,7 +340,7 @@ print(json.dumps(sorted(name for name in files if any(Path(name).is_relative_to(
 # Builds the records: block_errors' two take about 20 s each on an idle machine, and more than 600 s when four
 # test sessions shared two cores.
 @pytest.mark.timeout(2400)
-@pytest.mark.parametrize("builder", [module.__name__ for module in BUILDERS])
+@pytest.mark.parametrize("builder", [module.__name__ for module in builders()])
 def test_every_module_a_build_loads_is_in_its_key(builder: str) -> None:
     """Measured, not read: the builder module alone is imported in a fresh interpreter, its records built, and
     every loaded module under ``src`` and ``scripts`` (``fpsum``, ``figures`` and what they import) must be in

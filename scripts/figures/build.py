@@ -1,7 +1,7 @@
 """Every record of the site, built (or taken from the cache) in one call.
 
-:data:`BUILDERS` is the one list of builder modules; each declares its
-records (with literal ids) in ``records()``.  What the cache lacks is built
+:func:`builders` finds the builder modules: each declares its records (with
+literal ids) in ``records()``.  What the cache lacks is built
 in parallel, one process per core, the longest first (as long as it took
 the last time, :data:`TIMES_PATH`), so no core waits at the end on a long
 record started last.
@@ -9,49 +9,30 @@ record started last.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import pkgutil
 import time
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
+from types import ModuleType
 
-from . import (
-    block_errors,
-    block_outliers,
-    blocked,
-    conditioning,
-    dot_accuracy,
-    dot_error,
-    element_values,
-    error_vs_n,
-    exercises,
-    formats_table,
-    kahan_limits,
-    looks_css,
-    matmul_error,
-    neumaier,
-    numbers,
-    playground,
-    promotion,
-    races,
-    site_info,
-    snippets,
-    spacing,
-    stagnation,
-    stochastic_race,
-    sum_order,
-    weight_updates,
-)
 from .cache import CACHE_DIR, REPO, Sources, cache_key, environment_fingerprint, lookup, store
 from .contract import NUMBERS_PATH, flatten
 from .errors import located
 from .record import Built, Record
 
-BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, block_errors, promotion, weight_updates, conditioning,
-            sum_order, blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy,
-            exercises, numbers, block_outliers, element_values, snippets, site_info, looks_css, playground)
-"""Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
-records first (:func:`longest_first`), so no core is left with a long one at the end."""
+PACKAGE = __name__.rpartition(".")[0]
+
+
+def builders() -> list[ModuleType]:
+    """Every builder module: each module of this package that declares its records in a ``records()`` function,
+    found, not listed (in name order; the build starts the records in the order of their last times).
+    """
+    modules = [importlib.import_module(f"{PACKAGE}.{info.name}")
+               for info in pkgutil.iter_modules([str(Path(__file__).parent)]) if not info.ispkg]
+    return [module for module in modules if callable(getattr(module, "records", None))]
 
 
 TIMES_PATH = CACHE_DIR.parent / "figure-times.json"
@@ -71,7 +52,7 @@ def registry() -> list[Record]:
     and if two records share an id.
     """
     records: list[Record] = []
-    for module in BUILDERS:
+    for module in builders():
         try:
             records += module.records()
         except Exception as error:
