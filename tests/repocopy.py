@@ -17,7 +17,8 @@ a reader gets names."""
 
 
 def build_copy(repo: Path, target: Path, site_url: str | None = None) -> subprocess.CompletedProcess[str]:
-    """``mkdocs build --strict`` of a copy of the repository, with the copy's own model on the path.
+    """``mkdocs build --strict`` of the repository ``repo`` (a copy, or the repository itself), with its own model
+    on the path and its own caches.
 
     Built at the address ``site_url`` (``SITE_URL``), or, for None, without one as ``make site`` builds
     it by default, whatever ``SITE_URL`` the tests' own environment holds.
