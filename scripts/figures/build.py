@@ -16,6 +16,8 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
 
 from . import (
+    block_crossovers,
+    block_edges,
     block_errors,
     block_outliers,
     blocked,
@@ -47,9 +49,10 @@ from .contract import NUMBERS_PATH, flatten
 from .errors import located
 from .record import Built, Record
 
-BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, block_errors, promotion, weight_updates, conditioning,
-            sum_order, blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy,
-            exercises, numbers, block_outliers, element_values, snippets, site_info, looks_css, playground)
+BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, block_errors, block_crossovers, promotion,
+            weight_updates, conditioning, sum_order, blocked, races, spacing, formats_table, stochastic_race,
+            stagnation, neumaier, dot_accuracy, exercises, numbers, block_outliers, block_edges,
+            element_values, snippets, site_info, looks_css, playground)
 """Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
 records first (:func:`longest_first`), so no core is left with a long one at the end."""
 
