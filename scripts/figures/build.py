@@ -20,6 +20,7 @@ from . import (
     block_edges,
     block_errors,
     block_outliers,
+    block_torchao,
     blocked,
     conditioning,
     dot_accuracy,
@@ -51,7 +52,7 @@ from .record import Built, Record
 
 BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, block_errors, block_crossovers, promotion,
             weight_updates, conditioning, sum_order, blocked, races, spacing, formats_table, stochastic_race,
-            stagnation, neumaier, dot_accuracy, exercises, numbers, block_outliers, block_edges,
+            stagnation, neumaier, dot_accuracy, exercises, numbers, block_outliers, block_edges, block_torchao,
             element_values, snippets, site_info, looks_css, playground)
 """Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
 records first (:func:`longest_first`), so no core is left with a long one at the end."""
