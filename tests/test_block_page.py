@@ -27,6 +27,7 @@ import fpsum
 from figures.block_errors import BlockErrorsParams
 from figures.block_outliers import OutliersParams
 from figures.element_values import ValuesParams
+from fpsum.block_dot import block_dots
 from fpsum.blocks import get_block_format, quantize
 from fpsum.cli import main
 
@@ -261,3 +262,71 @@ def test_exercise_three_half_of_the_nvfp4_values_survive(numbers: dict[str, str]
     assert value(numbers["block-outliers.mxfp4.r64"]) == 100
     nvfp4 = value(numbers["block-outliers.nvfp4.r64"])
     assert 100 * 15 / 31 <= nvfp4 < 60
+
+
+# ---------------------------------------------------------------- the edges of the scale
+
+
+def test_the_edge_blocks_the_page_names(numbers: dict[str, str]) -> None:
+    """The clamp and the floor of E8M0 by ml_dtypes' casts: the scale 2**(floor(log2 a) - emax), at least 2**-127;
+    7.9 / 1 clamped to 6; 2**-125 / 2**-127 = 4 in E4M3; 1e-39 / 2**-127 rounds to 0 in E2M1.
+    """
+    edges = "block-edges"
+    x = 2.0 ** max(math.floor(math.log2(7.9)) - 2, -127)
+    stored = float(np.clip(np.float64(7.9) / x, -6, 6).astype(ml_dtypes.float4_e2m1fn)) * x
+    assert value(numbers[f"{edges}.clamp.stored"]) == stored == 6 and value(numbers[f"{edges}.clamp.scale"]) == x
+    assert value(numbers[f"{edges}.clamp.error"]) == pytest.approx(7.9 - stored) and 7.9 - stored > 1
+    assert value(numbers[f"{edges}.clamp.quarter"]) == 1 and numbers[f"{edges}.clamp.input"] == "7.9"
+    assert '(echo "7.9 1"; yes "1 0" | head -n 31) | fpsum dot' in PAGE
+    for block, element in ELEMENT_OF.items():
+        emax = math.floor(math.log2(float(ml_dtypes.finfo(DTYPES[element]).max)))
+        assert value(numbers[f"{edges}.{block}.floor"]) == 2.0 ** (emax - 127)
+    assert value(numbers[f"{edges}.low.maximum"]) == 2.0**-125
+    low = float(np.float64(2.0**-125 / 2.0 ** max(-125 - 8, -127)).astype(ml_dtypes.float8_e4m3fn))
+    assert value(numbers[f"{edges}.low.element"]) == low == 4 < value(numbers[f"{edges}.low.top"]) == 2.0**8
+    tiny = np.float64(1e-39 / 2.0**-127).astype(ml_dtypes.float4_e2m1fn)
+    assert numbers[f"{edges}.tiny.input"] == "10⁻³⁹" and float(tiny) == 0 and numbers[f"{edges}.tiny.zeros"] == "32"
+    assert 'yes "1e-39 1" | head -n 32 | fpsum dot' in PAGE
+
+
+def test_the_page_bounds_each_element_where_the_bound_holds() -> None:
+    """The sentences the review found false are gone: the top binade holds only above E8M0's floor, and the
+    quarter-binade bound only for rounding, not for the clamp.
+    """
+    assert "each block sits near the top of the element format, whatever the" not in PAGE
+    assert "one, so an element is rounded by up to a quarter of its binade's leading power of two, and" not in PAGE
+    flat = " ".join(PAGE.split())
+    assert "Unless that floor holds it ($a$ below $2^{e_{\\max} - 127}$), the largest element" in flat
+    assert "{{ block-edges.low.element }}" in flat and "{{ block-edges.clamp.stored }}" in flat
+
+
+# ---------------------------------------------------------------- the crossovers' spread
+
+
+def independent_crossover(block: str, acc: str, seed: int) -> int | None:
+    """The first K of the figure's lengths where the median accumulation error passes the median quantization
+    error, over 24 trials seeded apart from the record's sets (x ``seed``, y ``seed + 1``).
+    """
+    params = BlockErrorsParams(kind="uniform")
+    fmt, model = get_block_format(block), params.accumulator(acc)
+    for k in params.ks:
+        x, y = (fpsum.make_inputs("uniform", k, fpsum.FP32, seed + i, trials=params.trials).astype(np.float64)
+                for i in (0, 1))
+        dots = block_dots(x, y, fmt, [model])[0]
+        if np.median([d.accumulation_rel_error for d in dots]) > np.median([d.quantization_rel_error for d in dots]):
+            return k
+    return None
+
+
+@pytest.mark.parametrize("block, acc", [("nvfp4", "bf16"), ("nvfp4", "truncated"), ("mxfp6-e2m3", "bf16")])
+def test_the_crossovers_spread_as_the_page_says(block: str, acc: str, numbers: dict[str, str]) -> None:
+    """The page states each crossover as a range over independent sets of trials; the figure's own crossover and
+    those of two more sets, drawn with seeds the record does not use, lie in it, and the range is not one point.
+    """
+    key = f"block-crossovers.{block.replace('-', '_')}.{acc}"
+    lowest, highest = value(numbers[f"{key}.lowest"]), value(numbers[f"{key}.highest"])
+    assert lowest < highest
+    assert lowest <= value(numbers[f"block-errors-uniform.{block.replace('-', '_')}.{acc}.crossover"]) <= highest
+    for seed in (1001, 2003):
+        found = independent_crossover(block, acc, seed)
+        assert found is not None and lowest <= found <= highest, (seed, found)

@@ -135,6 +135,37 @@ def test_blocks_by_hand() -> None:
     assert zeros.scales.tolist() == [2.0**-127] and (zeros.values == 0).all()
 
 
+def test_the_clamp_moves_the_largest_value_more_than_rounding_can() -> None:
+    """[block-formats] MXFP4, 7.9 among 31 ones: the scale is 2**(2 - 2) = 1 and 7.9 is clamped to 6, off by 1.9,
+    beyond a quarter of its binade's 4; each one is stored exactly.
+    """
+    block = np.array([7.9] + [1.0] * 31)
+    q = quantize(block, get_block_format("mxfp4"))
+    assert q.scales.tolist() == [1.0] and q.values[0] == 6.0 and (q.values[1:] == 1.0).all()
+    assert 7.9 - q.values[0] == pytest.approx(1.9) and 7.9 - q.values[0] > 4 / 4
+
+
+@pytest.mark.parametrize("fmt", MX, ids=ids)
+def test_below_two_to_the_emax_minus_127_the_smallest_scale_binds(fmt: BlockFormat) -> None:
+    """[block-formats] A block maximum of 2**(emax - 127) still lands in the top binade [2**emax, 2**(emax + 1));
+    half of it gets the same scale 2**-127 and lands a binade lower.
+    """
+    emax = fmt.element.emax
+    at, below = (quantize(np.full(32, 2.0 ** (emax - 127 + shift)), fmt) for shift in (0, -1))
+    assert at.scales.tolist() == below.scales.tolist() == [2.0**-127]
+    assert at.elements[0] == 2.0**emax and below.elements[0] == 2.0 ** (emax - 1)
+
+
+def test_blocks_under_the_smallest_scale_by_hand() -> None:
+    """[block-formats] MXFP8 (E4M3, emax 8) with maximum 2**-125: a / X = 2**-125 / 2**-127 = 4, not in [256, 512);
+    MXFP4 of 1e-39: 1e-39 / 2**-127 is about 0.17, below a quarter (half of E2M1's smallest, 0.5), so zero.
+    """
+    low = quantize(np.full(32, 2.0**-125), get_block_format("mxfp8"))
+    assert low.scales.tolist() == [2.0**-127] and (low.elements == 4.0).all() and (low.values == 2.0**-125).all()
+    tiny = quantize(np.full(32, 1e-39), get_block_format("mxfp4"))
+    assert 1e-39 / 2.0**-127 < 0.25 and (tiny.values == 0).all() and tiny.scales.tolist() == [2.0**-127]
+
+
 def test_a_block_with_nan_or_inf() -> None:
     values = np.ones(64)
     values[3] = math.nan

@@ -38,9 +38,13 @@ from fpsum.race import RACE_N
 REPO = Path(__file__).resolve().parents[2]
 SNIPPETS_DIR = REPO / "scripts" / "snippets"
 DATA = REPO / "data" / "libraries.json"
-SNIPPETS = ("torch_cpu_sums", "jax_cpu_sums", "mlx_cpu_sums")
+SUM_SNIPPETS = ("torch_cpu_sums", "jax_cpu_sums", "mlx_cpu_sums")
+"""The snippets of the In practice page's library table."""
+BLOCK_SNIPPETS = ("torchao_blocks",)
+"""The snippets of the block-formats page: torchao's MX and NVFP4 quantizers (read by ``figures.block_torchao``)."""
+SNIPPETS = SUM_SNIPPETS + BLOCK_SNIPPETS
 """The snippets run here, by file name without ``.py``."""
-PACKAGES = ("torch", "jax", "jaxlib", "mlx", "mlx-cpu", "numpy", "ml_dtypes")
+PACKAGES = ("torch", "torchao", "jax", "jaxlib", "mlx", "mlx-cpu", "numpy", "ml_dtypes")
 """The packages whose versions are recorded beside the output."""
 N = RACE_N
 SEED = 0
