@@ -18,9 +18,12 @@ pymdownx.arithmatex marks each formula (generic mode, no delimiters): a ``span.a
    come with their own outlines; an outline's id names one glyph of one font variant, so two
    pages never give one id two outlines.
 
-The search index is built from each page's content before step 4 (in ``on_page_context``), so
-it still holds the formulas' TeX, not their drawings.  A formula that is not valid TeX stops the
-build with one message naming its page and the formula.
+The search index is built from each page's content before step 4 (mkdocs-material's search
+plugin reads it in ``on_page_context``).  Just before, this hook's ``on_page_context`` puts each
+formula's name in words (the drawing's ``aria-label``) in place of its TeX, so that the index, and
+the search results it shows, read ``the square root of n times u``, not ``\sqrt{n}\,u``; step 4
+then finds the page's formulas in the order they were noted.  A formula that is not valid TeX stops
+the build with one message naming its page and the formula.
 """
 
 from __future__ import annotations
@@ -33,8 +36,11 @@ from pathlib import Path
 from jinja2 import Environment
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # mkdocs loads hooks by file path
 from hooks.flat_svg import flatten  # noqa: E402
@@ -45,6 +51,8 @@ FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">')
 """Where the page's content starts (mkdocs-material's template): the glyph outlines go first inside it."""
 GLYPHS_ID = "fpsum-glyphs"
+SPOKEN = re.compile(r'^<mjx-container [^>]*?aria-label="([^"]*)"')
+"""The name in words that MathJax's speech rule engine gives a drawing, on its container (attribute-escaped)."""
 SVG_SIZE = re.compile(r'<svg style="([^"]*)"([^>]*?) width="([^"]+)" height="([^"]+)"')
 """The start of MathJax's outer ``<svg>``: its style (the vertical alignment), then its width and height, in ex."""
 
@@ -69,8 +77,16 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     return config
 
 
+def spoken(container: str) -> str:
+    """A drawing's name in words, as plain text (``ValueError`` if its container has none)."""
+    match = SPOKEN.match(container)
+    if not match or not match.group(1).strip():
+        raise ValueError(f"a formula's drawing has no name in words: {container[:80]!r}")
+    return html.unescape(match.group(1))
+
+
 def on_page_content(text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Note the page's formulas; its HTML is left as it is until it is written (the search index reads it)."""
+    """Note the page's formulas; its HTML keeps their TeX until ``on_page_context`` gives the search index words."""
     _wanted[page.file.src_uri] = [formula_of(m) for m in FORMULA.finditer(text)]
     if "arithmatex" in FORMULA.sub("", text):
         raise PluginError(f"{page.file.src_uri}: a formula's element is not as pymdownx.arithmatex writes it "
@@ -134,17 +150,37 @@ def glyph_defs(formulas: list[Formula]) -> str:
             f'style="display: none"><defs>{paths}</defs></svg>')
 
 
+@event_priority(50)  # before mkdocs-material's search plugin (priority 0) reads the content into its index
+def on_page_context(context: TemplateContext, page: Page, config: MkDocsConfig, nav: Navigation) -> TemplateContext:
+    """Each formula's TeX in the page's content replaced by its name in words: what the search index holds."""
+    formulas = iter(_wanted.get(page.file.src_uri, []))
+
+    def words(match: re.Match[str]) -> str:
+        formula = next(formulas, None)
+        if formula != formula_of(match):
+            raise PluginError(f"{page.file.src_uri}: formula {formula_of(match).tex!r} is not the one noted there")
+        tag = match.group(1)
+        return f'<{tag} class="arithmatex">{html.escape(spoken(_drawn[formula].container))}</{tag}>'
+
+    if page.content is not None:
+        page.content = FORMULA.sub(words, page.content)
+    return context
+
+
 def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
-    """Each formula's TeX replaced by its drawing, and the page's glyph outlines at the top of its article."""
+    """Each formula's words (``on_page_context``) replaced by its drawing, in the order the page's formulas were
+    noted, and the page's glyph outlines at the top of its article.
+    """
     formulas = _wanted.get(page.file.src_uri, [])
     if not formulas:
         return output
+    noted = iter(formulas)
 
     def drawing(match: re.Match[str]) -> str:
-        formula, tag = formula_of(match), match.group(1)
-        if formula not in _drawn:
-            raise PluginError(f"{page.file.src_uri}: formula {formula.tex!r} is in the page, not in its content")
-        return f'<{tag} class="arithmatex">{_drawn[formula].container}</{tag}>'
+        formula = next(noted, None)
+        if formula is None or formula.display != (match.group(1) == "div"):
+            raise PluginError(f"{page.file.src_uri}: formula {match.group(2)!r} is in the page, not in its content")
+        return f'<{match.group(1)} class="arithmatex">{_drawn[formula].container}</{match.group(1)}>'
 
     output, count = FORMULA.subn(drawing, output)
     if count != len(formulas):

@@ -119,6 +119,71 @@ def test_pytorch_cpu_sums_means_and_cumsum_are_the_exact_ones_rounded_once() -> 
     assert lines[2] == [correctly_rounded(table[:, j], fpsum.FP16) for j in range(4)]
 
 
+def float32_running(values: np.ndarray, fmt: fpsum.Format) -> float:
+    """A float32 accumulation in the given order, every addition rounded to float32, the total rounded to ``fmt``."""
+    return rounded(float(fpsum.total("naive", np.asarray(values, dtype=np.float32), fpsum.FP32)), fmt)
+
+
+def test_pytorch_and_mlx_add_16_bit_values_in_float32_in_their_order_not_the_exact_sum_rounded_once() -> None:
+    """"float32 inside, in its own order" [in practice and dot products tables]: on the cancelling values the sum
+    and mean are a float32 running sum's, and not the exact ones rounded once; on the uniform inputs the sum is a
+    float32 running sum's too, and not the naive sum in the type (which stalls).
+    """
+    for name, first in (("torch_cpu_sums", 3), ("mlx_cpu_sums", 2)):
+        lines = printed(name)
+        assert len(lines) == first + 2, name
+        for line, (fmt, values) in zip(lines[first:], numbers.CANCELLING.items()):
+            f = FORMATS[fmt]
+            x = fpsum.to_format(np.asarray(values), f)
+            assert np.array_equal(np.asarray(x, dtype=np.float64), values), (name, fmt)  # held exactly
+            total, mean = line
+            assert total == float32_running(x, f) and mean == rounded(float32_running(x, fpsum.FP32) / x.size, f)
+            assert total != correctly_rounded(x, f) and mean != correct_mean(x, f), (name, fmt)
+        for line, (fmt, f) in zip(lines, FORMATS.items()):
+            x = inputs(fmt)
+            assert line[0] == float32_running(x, f) != float(fpsum.total("naive", x, f)), (name, fmt)
+
+
+def test_the_snippets_sum_the_cancelling_values_the_pages_quote() -> None:
+    """The torch and MLX snippets spell out :data:`numbers.CANCELLING`, which the exact sums beside them are of."""
+    spelled = {"fp16": "[2048, 2**-14, -2048]", "bf16": "[2**24, 1, -2**24]"}
+    for fmt, text in spelled.items():
+        # Each value is a constant expression as the snippet writes it (2**-14): evaluated with no names.
+        values = [float(eval(v, {"__builtins__": {}})) for v in text.strip("[]").split(", ")]
+        assert values == list(numbers.CANCELLING[fmt]), fmt
+        for name in ("torch_cpu_sums", "mlx_cpu_sums"):
+            assert text in (libraries_run.SNIPPETS_DIR / f"{name}.py").read_text(encoding="utf-8"), (name, fmt)
+
+
+def how_it_adds(page: str, call: str) -> str:
+    """The "how it adds" cell of the library table's row that starts with ``call`` (Markdown source)."""
+    rows = [line for line in (REPO / "docs" / page).read_text(encoding="utf-8").splitlines() if line.startswith(call)]
+    assert len(rows) == 1, (page, call)
+    return rows[0].split(" | ")[3]
+
+
+def test_the_pages_say_float32_in_its_own_order_and_show_the_cancelling_sums() -> None:
+    """The rows the test above holds: neither says the sum is the exact one rounded once without the lists that
+    show it is not, and each quotes those lists' sums from its own snippet beside the model's exact sums.
+    """
+    for call, name in (("| PyTorch {{ library.versions.torch }} `t.sum()`", "torch_cpu_sums"),
+                       ("| MLX {{ library.versions.mlx }} `mx.sum(x)`", "mlx_cpu_sums")):
+        cell = how_it_adds("in-practice.md", call)
+        assert cell.startswith("float32 inside, in its own order"), cell
+        for fmt in numbers.CANCELLING:
+            assert f"{{{{ library.{name}.{fmt}_cancel_sum }}}}" in cell, (name, fmt)
+    torch_row = how_it_adds("in-practice.md", "| PyTorch {{ library.versions.torch }} `t.sum()`")
+    assert "{{ library.fp16_cancel_exact }}" in torch_row and "{{ library.bf16_cancel_exact }}" in torch_row
+    dot = (REPO / "docs" / "dot-products.md").read_text(encoding="utf-8")
+    bullet = dot[dot.index("- **PyTorch** on this site's CPU"):dot.index("- **JAX.**")]
+    assert "in float32, in its own order" in " ".join(bullet.split())
+    assert "{{ library.torch_cpu_sums.fp16_cancel_sum }}" in bullet and "{{ library.fp16_cancel_exact }}" in bullet
+    for page in ("in-practice.md", "dot-products.md"):
+        text = " ".join((REPO / "docs" / page).read_text(encoding="utf-8").split())
+        assert "the exact sum and mean rounded once: float32 inside" not in text, page
+        assert "rounded once: float32 inside" not in text, page
+
+
 def test_jax_sum_is_rounded_once_and_the_lax_primitive_rounds_every_partial_sum_to_the_type() -> None:
     """`jnp.sum` is the exact sum rounded once; `jax.lax.reduce_sum` is the tree of 32-wide naive sums in the type
     (BF16: not the correctly rounded sum, and far from the stall point); cumsum does not stall [in practice table].

@@ -35,13 +35,18 @@ key for a whole printed array (its values joined by `` / ``); no key for a line 
 
 CPU_LIBRARY_RUNS: dict[str, tuple[tuple[str, ...], ...]] = {
     "torch_cpu_sums": (("fp16_sum", "fp16_mean", "fp16_cumsum"), ("bf16_sum", "bf16_mean", "bf16_cumsum"),
-                       ("columns",)),
+                       ("columns",), ("fp16_cancel_sum", "fp16_cancel_mean"), ("bf16_cancel_sum", "bf16_cancel_mean")),
     "jax_cpu_sums": (("fp16_sum", "fp16_reduce_sum", "fp16_cumsum"), ("bf16_sum", "bf16_reduce_sum", "bf16_cumsum"),
                      ("e4m3_sum", "e4m3_sum_fp32")),
-    "mlx_cpu_sums": (("fp16_sum", "fp16_mean", "fp16_cumsum"), ("bf16_sum", "bf16_mean", "bf16_cumsum")),
+    "mlx_cpu_sums": (("fp16_sum", "fp16_mean", "fp16_cumsum"), ("bf16_sum", "bf16_mean", "bf16_cumsum"),
+                     ("fp16_cancel_sum", "fp16_cancel_mean"), ("bf16_cancel_sum", "bf16_cancel_mean")),
 }
 """The PyTorch, JAX and MLX snippets, run by ``make libraries-data`` in an environment of their own: their
 printed output comes from :data:`LIBRARIES_DATA`, read as :data:`LIBRARY_RUNS` reads the others."""
+
+CANCELLING: dict[str, tuple[float, ...]] = {"fp16": (2048.0, 2.0**-14, -2048.0), "bf16": (2.0**24, 1.0, -2.0**24)}
+"""Three values whose float32 running sum loses the small one, by format: the PyTorch and MLX snippets print
+their sums and means (their last two lines), and the pages set them beside the exact sums."""
 
 LIBRARIES_DATA = libraries_run.DATA
 """What the PyTorch, JAX and MLX snippets printed, with the versions that printed it (``scripts/libraries/run.py``,
@@ -173,6 +178,8 @@ def build_library(record_id: str, params: LibraryParams) -> Built:
         "e4m3_exact_mean": significant(exact_total(e4m3) / params.n, 4),
         # How the Python that ran the snippets sums floats (its version would read as a model number).
         "python_sum_adds": "a compensated (Neumaier) sum" if sys.version_info >= (3, 12) else "a plain running sum",
+        # The exact sums of the values a float32 running sum cannot hold (CANCELLING).
+        **{f"{fmt}_cancel_exact": number(exact_total(np.array(values)), 8) for fmt, values in CANCELLING.items()},
     }
     for name, path in zip(params.runs, params.files):
         numbers[name] = read_run(name, run_snippet(path))

@@ -8,3 +8,7 @@ for x in (half, bf16):
     # sum, mean, and the last entry of cumsum
     print(mx.sum(x).item(), mx.mean(x).item(),
           mx.cumsum(x)[-1].item())
+# float32 inside, in its own order: not the exact sum rounded once
+for x in (mx.array([2048, 2**-14, -2048], dtype=mx.float16),
+          mx.array([2**24, 1, -2**24], dtype=mx.bfloat16)):
+    print(mx.sum(x).item(), mx.mean(x).item())
