@@ -28,7 +28,10 @@ def dark_svg(svg: bytes, dark: dict[str, str] | None = None) -> bytes:
     ones (:func:`figures.looks.dark_colours` by default).  ``RecolourError``
     naming the colour if one has no dark counterpart (a colour drawn outside
     the tables of ``figures.looks``), and for an embedded raster image, whose
-    pixels no swap of colours reaches.
+    pixels no swap of colours reaches.  The root ``<svg>`` also gets
+    ``color-scheme: dark``: a browser that opens the file on its own paints a
+    dark canvas behind it, not white (in an ``<img>`` its background stays
+    transparent).
     """
     table = dark_colours() if dark is None else dark
     if b"<image" in svg:
@@ -40,4 +43,4 @@ def dark_svg(svg: bytes, dark: dict[str, str] | None = None) -> bytes:
             raise RecolourError(f"the colour {light} has no dark counterpart: draw it from a table of figures.looks")
         return table[light].encode()
 
-    return SVG_COLOUR.sub(swap, svg)
+    return SVG_COLOUR.sub(swap, svg).replace(b"<svg ", b'<svg style="color-scheme: dark" ', 1)
