@@ -41,15 +41,17 @@ from . import (
     stochastic_race,
     sum_order,
     weight_updates,
+    wheel,
 )
 from .cache import CACHE_DIR, REPO, Sources, cache_key, environment_fingerprint, lookup, store
 from .contract import NUMBERS_PATH, flatten
 from .errors import located
+from .gallery import gallery_files
 from .record import Built, Record
 
 BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, block_errors, promotion, weight_updates, conditioning,
             sum_order, blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy,
-            exercises, numbers, block_outliers, element_values, snippets, site_info, looks_css, playground)
+            exercises, numbers, block_outliers, element_values, snippets, site_info, looks_css, playground, wheel)
 """Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
 records first (:func:`longest_first`), so no core is left with a long one at the end."""
 
@@ -166,6 +168,7 @@ def build_all(records: list[Record] | None = None, workers: int | None = None
               ) -> tuple[dict[str, bytes], dict[str, str], dict[str, float]]:
     """Build every record: all files, all numbers flattened to ``<id>.<key>`` (also in
     ``data/numbers.json``), and the records rebuilt with the seconds each took (in registry order).
+    The files include the teaching page's gallery of every record's downloads (:mod:`figures.gallery`).
 
     Two records writing the same file is an error: each thing on the site has one maker.
     """
@@ -191,6 +194,7 @@ def build_all(records: list[Record] | None = None, workers: int | None = None
                 raise FigureError(f"figure {record.id!r} writes {path}, which another figure wrote too")
             files[path] = data
         all_numbers |= flatten(record.id, built.numbers)
+    files |= gallery_files([record.id for record in records], files)  # every record's downloads, now all are made
     files[NUMBERS_PATH] = (json.dumps(all_numbers, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
     rebuilt = {record.id: made[record.id][1] for record, _ in missing}
     return files, all_numbers, rebuilt
