@@ -1,8 +1,8 @@
 """A static figure's "open large" link opens the layout and palette the reader sees (issue 39).
 
 On a phone in the dark palette the picture shows the narrow dark SVG, so the
-link opens that one, on a dark canvas, not the desktop's light SVG with its
-text at 5 px; on a desktop in the light palette, the wide light SVG.  Served
+link opens that one, on a dark canvas and as wide as the screen, not the
+desktop's light SVG with its text at 5 px; on a desktop in the light palette, the wide light SVG.  Served
 and opened from disk.  Without JavaScript each palette's link keeps its
 palette's wide SVG (tests/test_figure_variants.py).
 """
@@ -49,5 +49,8 @@ def test_open_large_opens_the_variant_shown(browser: Browser, site_url: str, sit
         assert page.url.endswith("/figures/" + opened), f"opened {page.url}"
         canvas = page.evaluate("getComputedStyle(document.documentElement).colorScheme")
         assert canvas == ("dark" if scheme == "dark" else "normal"), canvas
+        if screen.phone:  # a phone lays the file out 980 px wide: the narrow figure fills that, so the screen
+            filled = page.evaluate("document.documentElement.getBoundingClientRect().width / innerWidth")
+            assert filled > 0.99, f"the figure fills {filled:.0%} of the width a phone shows"
     finally:
         visit.close()
