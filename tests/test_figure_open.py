@@ -2,7 +2,7 @@
 
 On a phone in the dark palette the picture shows the narrow dark SVG, so the
 link opens that one, on a dark canvas and as wide as the screen, not the
-desktop's light SVG with its text at 5 px; on a desktop in the light palette, the wide light SVG.  Served
+desktop's light SVG with its text at 5 px; on a desktop, the wide SVG of the palette.  Served
 and opened from disk.  Without JavaScript each palette's link keeps its
 palette's wide SVG (tests/test_figure_variants.py).
 """
@@ -20,7 +20,8 @@ from screens import Screen
 PAGE = "error-vs-n.html"
 FIGURE = "error-vs-n"
 CASES = ((Screen(390, 844, True), "dark", f"{FIGURE}-narrow-dark.svg"),
-         (Screen(1280, 800, False), "light", f"{FIGURE}.svg"))
+         (Screen(1280, 800, False), "light", f"{FIGURE}.svg"),
+         (Screen(1280, 800, False), "dark", f"{FIGURE}-dark.svg"))
 
 
 @pytest.mark.browser
