@@ -21,6 +21,7 @@ from types import ModuleType
 from .cache import CACHE_DIR, REPO, Sources, cache_key, environment_fingerprint, lookup, store
 from .contract import NUMBERS_PATH, flatten
 from .errors import located
+from .gallery import gallery_files
 from .record import Built, Record
 
 PACKAGE = __name__.rpartition(".")[0]
@@ -147,6 +148,7 @@ def build_all(records: list[Record] | None = None, workers: int | None = None
               ) -> tuple[dict[str, bytes], dict[str, str], dict[str, float]]:
     """Build every record: all files, all numbers flattened to ``<id>.<key>`` (also in
     ``data/numbers.json``), and the records rebuilt with the seconds each took (in registry order).
+    The files include the teaching page's gallery of every record's downloads (:mod:`figures.gallery`).
 
     Two records writing the same file is an error: each thing on the site has one maker.
     """
@@ -172,6 +174,7 @@ def build_all(records: list[Record] | None = None, workers: int | None = None
                 raise FigureError(f"figure {record.id!r} writes {path}, which another figure wrote too")
             files[path] = data
         all_numbers |= flatten(record.id, built.numbers)
+    files |= gallery_files([record.id for record in records], files)  # every record's downloads, now all are made
     files[NUMBERS_PATH] = (json.dumps(all_numbers, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode()
     rebuilt = {record.id: made[record.id][1] for record, _ in missing}
     return files, all_numbers, rebuilt

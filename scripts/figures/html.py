@@ -12,6 +12,9 @@ from html import escape
 from .contract import FIGURE_NUMBER, ROOT, FigureFiles
 from .variants import NARROW_MEDIA, Sizes
 
+OPEN_CLASS = "fpsum-figure__open"
+"""The class of the link around a figure's ``<picture>`` (figures.css, assets/javascripts/figure_open.js)."""
+
 MORE_SUMMARY = "How to read it"
 """The summary of the fold that holds the rest of a caption."""
 
@@ -43,14 +46,17 @@ def figure_html(figure_id: str, body: str, caption: str, downloads: dict[str, st
 
 def image_pair(files: FigureFiles, alt: str, sizes: Sizes) -> str:
     """The figure in both palettes, each a ``<picture>`` whose narrow layout a screen under
-    ``variants.NARROW_MEDIA`` takes instead of the wide one, each a link that opens the wide light SVG.
+    ``variants.NARROW_MEDIA`` takes instead of the wide one, each a link that opens its palette's SVG.
 
-    The light one, in either palette: a figure's background is transparent,
-    and a browser shows an SVG on its own on white, where the dark palette's
-    light text could not be read.  mkdocs-material hides the image of the
-    other palette (``#only-light``, ``#only-dark``) and figures.css its link,
-    so neither its file is fetched (the images load lazily) nor its link
-    reached with the keyboard.
+    The link's address is the wide SVG of its palette; at the moment it is
+    followed, assets/javascripts/figure_open.js sets it to the file the
+    ``<picture>`` shows (:data:`OPEN_CLASS`), so a phone opens the narrow
+    layout.  Without JavaScript a phone opens the wide one.  A dark SVG asks
+    for a dark canvas (:func:`figures.mpl_dark.dark_svg`), so opened on its
+    own its light text is not shown on white.  mkdocs-material hides the
+    image of the other palette (``#only-light``, ``#only-dark``) and
+    figures.css its link, so neither its file is fetched (the images load
+    lazily) nor its link reached with the keyboard.
     """
     alt_text = escape(alt, quote=True)
     wide, narrow, _ = sizes.layouts()
@@ -59,7 +65,7 @@ def image_pair(files: FigureFiles, alt: str, sizes: Sizes) -> str:
     for name, src, narrow_src in (("light", files.svg, files.narrow_svg),
                                   ("dark", files.dark_svg, files.narrow_dark_svg)):
         pictures.append(
-            f'<a class="fpsum-figure__open fpsum-figure__open--{name}" href="{ROOT}{files.svg}" '
+            f'<a class="{OPEN_CLASS} {OPEN_CLASS}--{name}" href="{ROOT}{src}" '
             f'title="Open the figure on its own, large">'
             f'<picture><source media="{NARROW_MEDIA}" srcset="{ROOT}{narrow_src}" width="{narrow_width}" '
             f'height="{narrow_height}">'

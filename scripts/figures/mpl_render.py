@@ -50,6 +50,22 @@ def _draw_checked(draw: Callable[[Palette, Layout], Figure], figure_id: str, lay
             raise
 
 
+MATPLOTLIB_STYLE = b'<style type="text/css">'
+FILL_ALONE = b"svg:root{width:100%;height:auto}"
+"""A phone's browser lays a document without a viewport tag out 980 px wide and shows it at about 0.4:
+the narrow SVG opened on its own (432 px) would show its text at 4 px.  This rule makes it as wide as the
+document, so it fills the screen.  ``svg:root`` matches only where the SVG is a document of its own: a
+window, or an ``<img>``, where it fills the element's box, as it would anyway; an SVG put inline into a
+page is not the root."""
+
+
+def filling_alone(svg: bytes) -> bytes:
+    """``svg`` with :data:`FILL_ALONE` first in matplotlib's style sheet; ``ValueError`` if it has none."""
+    if MATPLOTLIB_STYLE not in svg:
+        raise ValueError("the SVG has no matplotlib style sheet to add the narrow layout's rule to")
+    return svg.replace(MATPLOTLIB_STYLE, MATPLOTLIB_STYLE + FILL_ALONE, 1)
+
+
 def render(draw: Callable[[Palette, Layout], Figure], figure_id: str, sizes: Sizes) -> dict[str, bytes]:
     """Every file of a static figure: the light and dark SVG of its wide and its narrow layout, the slide PNG
     (light, 16:9) and the smallest text of each (``-text.json``), from one drawing function.
@@ -60,7 +76,8 @@ def render(draw: Callable[[Palette, Layout], Figure], figure_id: str, sizes: Siz
     drawn (by saving its SVG), then checked as drawn: a label that collides
     (:func:`figures.mpl_collisions.check_layout`) or a text under the layout's font size
     (:func:`figures.mpl_text_sizes.smallest_text`) stops the build with a message naming the figure,
-    the layout and the labels.  A dark SVG is its light one recoloured
+    the layout and the labels.  The narrow SVG fills the width of a window it is opened in alone
+    (:data:`FILL_ALONE`).  A dark SVG is its light one recoloured
     (:func:`figures.mpl_dark.dark_svg`; the layout does not depend on colour), and the PNG
     keeps the slide's checked layout.
     """
@@ -74,6 +91,8 @@ def render(draw: Callable[[Palette, Layout], Figure], figure_id: str, sizes: Siz
         try:
             texts[layout.name] = text_record(layout, smallest)
             assert svg is not None  # a screen's layout is laid out by saving its SVG
+            if layout is narrow:
+                svg = filling_alone(svg)
             try:
                 files[dark_path] = dark_svg(svg)
             except RecolourError as error:

@@ -1,4 +1,4 @@
-"""What the reader sees about the site itself: version, build date, and the BibTeX made from CITATION.cff.
+"""What the reader sees about the site itself: version, build date, commit, and the BibTeX made from CITATION.cff.
 
 Each fact of the citation has one home.  The title, the authors, the version
 and the year come from ``CITATION.cff``; the address is mkdocs's ``site_url``
@@ -7,16 +7,19 @@ a public address), read from the build's own config, so the BibTeX names the
 address the pages' canonical links give.  Without an address the BibTeX has
 no url and the cite page says what to give instead: no placeholder host
 reaches a reader.  The address is one of the record's parameters, so the
-cache key follows it.
+cache key follows it.  So is the commit the site was built from
+(:func:`source_commit`), which the BibTeX's note and the footer name.
 """
 
 from __future__ import annotations
 
 import datetime
 import os
+import subprocess
 import textwrap
 import urllib.parse
 from dataclasses import dataclass
+from pathlib import Path
 
 import yaml
 from mkdocs.config import load_config
@@ -31,9 +34,16 @@ CITATION = REPO / "CITATION.cff"
 MKDOCS_YML = REPO / "mkdocs.yml"
 
 
+UNKNOWN_COMMIT = "unknown commit"
+"""What the site names as its commit when it was not built from a git checkout (``make archive``'s copy, the tests')."""
+MODIFIED = " with uncommitted changes"
+"""Added to the commit when tracked files differ from it: the site is not that commit's."""
+
+
 @dataclass(frozen=True)
 class SiteParams:
-    """The build date and the site's address (None: not known) are parameters, so that the cache key changes with them.
+    """The build date, the site's address (None: not known) and the commit built (:func:`source_commit`) are
+    parameters, so that the cache key changes with them.
 
     ``ValueError`` for a date that is not ISO, or an address that is not an
     absolute http(s) URL.
@@ -41,6 +51,7 @@ class SiteParams:
 
     build_date: str
     site_url: str | None
+    commit: str = UNKNOWN_COMMIT
 
     def __post_init__(self) -> None:
         datetime.date.fromisoformat(self.build_date)
@@ -53,7 +64,7 @@ class SiteParams:
 
 def records() -> list[Record]:
     """The site's version, build date and BibTeX; CITATION.cff is an input."""
-    params = SiteParams(build_date_from_environment(), site_url_of_the_build())
+    params = SiteParams(build_date_from_environment(), site_url_of_the_build(), source_commit())
     return [Record("site", params, build, inputs=(CITATION,))]
 
 
@@ -68,6 +79,27 @@ def site_url_of_the_build() -> str | None:
     building = FilesEditor._current  # set by mkdocs-gen-files while it runs the build scripts
     config = building.config if building is not None else load_config(str(MKDOCS_YML))
     return str(config.site_url) if config.site_url else None
+
+
+def source_commit(repo: Path = REPO) -> str:
+    """``git rev-parse HEAD`` of ``repo``, with :data:`MODIFIED` if a tracked file differs from it; never fails.
+
+    :data:`UNKNOWN_COMMIT` when ``repo`` is not the top of a git checkout
+    (a folder inside someone else's checkout is not: its HEAD is not what
+    was built), when git is missing, or when it fails.
+    """
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True,
+                              timeout=30).stdout.strip()
+
+    try:
+        if Path(git("rev-parse", "--show-toplevel")).resolve() != repo.resolve():
+            return UNKNOWN_COMMIT
+        commit = git("rev-parse", "--verify", "HEAD")
+        modified = git("status", "--porcelain", "--untracked-files=no")
+    except (OSError, subprocess.SubprocessError):
+        return UNKNOWN_COMMIT
+    return commit + (MODIFIED if modified else "")
 
 
 def build_date_from_environment() -> str:
@@ -87,8 +119,9 @@ def read_citation() -> dict[str, object]:
     return dict(data)
 
 
-def bibtex(citation: dict[str, object], url: str | None) -> str:
-    """A BibTeX ``@software`` entry: title, authors, version and year from the CFF; ``url``, the site's address.
+def bibtex(citation: dict[str, object], url: str | None, commit: str = UNKNOWN_COMMIT) -> str:
+    """A BibTeX ``@software`` entry: title, authors, version and year from the CFF; ``url``, the site's address;
+    the note names ``commit``, the commit the site was built from (:func:`source_commit`).
 
     No ``url`` field when the address is None (a build without ``SITE_URL``).
     """
@@ -104,10 +137,15 @@ def bibtex(citation: dict[str, object], url: str | None) -> str:
         "year": year,
         "version": str(citation["version"]),
         "url": url,
-        "note": "Text and figures CC BY 4.0, code MIT",
+        "note": f"{commit_phrase(commit)}. Text and figures CC BY 4.0, code MIT",
     }
     body = ",\n".join(_field(key, value) for key, value in fields.items() if value is not None)
     return f"@software{{accumulation_error_{year},\n{body}\n}}"
+
+
+def commit_phrase(commit: str) -> str:
+    """``Built from commit <sha>``, or ``Built from an unknown commit``: the BibTeX's note and the footer say it."""
+    return "Built from an unknown commit" if commit == UNKNOWN_COMMIT else f"Built from commit {commit}"
 
 
 BIBTEX_COLUMNS = 60
@@ -125,7 +163,8 @@ def _field(key: str, value: str) -> str:
 
 
 def build(record_id: str, params: SiteParams) -> Built:
-    """Numbers ``version``, ``build_date``, ``bibtex`` and ``address`` (a sentence on the entry's url); ``ValueError``
+    """Numbers ``version``, ``build_date``, ``commit``, ``built_from`` (the commit, in words), ``bibtex`` and
+    ``address`` (a sentence on the entry's url); ``ValueError``
     if CITATION.cff's version is not fpsum's.
     """
     citation = read_citation()
@@ -134,7 +173,9 @@ def build(record_id: str, params: SiteParams) -> Built:
     return Built(files={}, numbers={
         "version": __version__,
         "build_date": params.build_date,
-        "bibtex": bibtex(citation, params.site_url),
+        "commit": params.commit,
+        "built_from": commit_phrase(params.commit),
+        "bibtex": bibtex(citation, params.site_url, params.commit),
         "address": address_sentence(params.site_url),
     })
 
@@ -144,4 +185,4 @@ def address_sentence(url: str | None) -> str:
     if url is not None:
         return f"The entry's url is the address this copy was published at, {url}."
     return ("This copy was built without a public address, so the entry has no url field: add the address "
-            "you read it at (a `url` field), or name the repository and the commit it was built from.")
+            "you read it at (a `url` field); its note names the commit it was built from.")
