@@ -20,6 +20,7 @@ from . import (
     block_outliers,
     blocked,
     conditioning,
+    conditioning_limits,
     dot_accuracy,
     dot_error,
     element_values,
@@ -38,6 +39,7 @@ from . import (
     snippets,
     spacing,
     stagnation,
+    step_limits,
     stochastic_race,
     sum_order,
     weight_updates,
@@ -49,7 +51,8 @@ from .record import Built, Record
 
 BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, block_errors, promotion, weight_updates, conditioning,
             sum_order, blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy,
-            exercises, numbers, block_outliers, element_values, snippets, site_info, looks_css, playground)
+            exercises, numbers, block_outliers, element_values, snippets, site_info, looks_css, playground,
+            conditioning_limits, step_limits)
 """Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
 records first (:func:`longest_first`), so no core is left with a long one at the end."""
 
