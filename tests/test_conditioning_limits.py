@@ -129,5 +129,5 @@ def test_the_page_states_both_limits(site_dir: Path) -> None:
     for command in (uniform["command"], copies["command_kahan"], copies["command_neumaier"], copies["command_sumk"],
                     overflow["command"]):
         assert command in shown, command
-    rounded = section(text, "The correctly rounded sum, and the trap", "For a narrower format")
+    rounded = section(text, "The correctly rounded sum, and the trap", "Maths: the condition number")
     assert "short of overflow" in rounded and overflow["exact"] in rounded and "∞" in rounded
