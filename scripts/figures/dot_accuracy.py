@@ -6,7 +6,11 @@ subnormals: ``x``, ``exact``, ``fp32``, ``command``), ``attention`` (softmax
 weights p of ``k`` normal logits against a ± normal column v: the median κ of
 p·v over ``trials`` rows, ``kappa``, against 1 for the sum of p), and
 ``underflow`` (the FP16 pair on which Dot2 fails: ``a``, ``exact``,
-``dot2``, ``bound``, ``kappa``).
+``dot2``, ``bound``, ``kappa``), and ``beyond`` (an FP32 result rounded to
+FP16: ``largest``, FP16's largest value, which every FP32 value from it up
+to below ``inf_from`` rounds to, and ``inf_from``, from which on it rounds
+to inf; ``command`` rounds ``below``, a whole number just under
+``inf_from``).
 
 Record ``dot2``: ``n``, ``c`` and per row ``<format>.r<i>`` the achieved
 ``kappa``, the relative errors of the naive dot product (``naive``) and of
@@ -107,6 +111,25 @@ def dot2_bound(x: np.ndarray, y: np.ndarray, fmt: Format) -> tuple[Fraction, Fra
     return exact, u * abs(exact) + gamma**2 * absolute
 
 
+def beyond_fp16() -> dict[str, str]:
+    """Where rounding an FP32 result to FP16 gives FP16's largest value and where inf, from the model's rounding.
+
+    The last FP32 value below the midpoint between FP16's largest value and
+    2**16 rounds down to the largest; the midpoint itself is a tie, and its
+    even neighbour 2**16 is beyond the format: inf.
+    """
+    largest = FP16.max_finite
+    inf_from = largest + FP16.ulp(largest) / 2
+    last = np.nextafter(np.float32(inf_from), np.float32(0))
+    with np.errstate(over="ignore"):
+        down, up = (float(to_format(np.array([float(v)]), FP16)[0]) for v in (last, inf_from))
+    if down != largest or not np.isinf(up):
+        raise ValueError(f"FP16 rounds {float(last)!r} to {down!r} and {inf_from!r} to {up!r}")
+    below = int(inf_from) - 1
+    return {"largest": number(largest), "inf_from": number(inf_from), "below": number(below),
+            "command": f"echo {below} | fpsum sum --format fp16 --method naive"}
+
+
 def build_cases(record_id: str, params: CasesParams) -> Built:
     """The three single cases (see the module docstring)."""
     exact, fp32 = tiny_square(params)
@@ -125,6 +148,7 @@ def build_cases(record_id: str, params: CasesParams) -> Built:
             "k": number(params.attention_k), "trials": number(params.attention_trials),
             "kappa": number(float(np.median(kappas(p, v))), 0),
         },
+        "beyond": beyond_fp16(),
         "underflow": {
             "a": repr(params.underflow), "exact": ("−" if s < 0 else "") + scientific(abs(float(s)), 3),
             "dot2": number(result),
