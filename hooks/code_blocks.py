@@ -1,18 +1,26 @@
-"""Code blocks that cost the page nothing until a reader comes near them.
+"""Code blocks that cost the page nothing until a reader comes near them, and whose long lines wrap, marked.
 
 mkdocs-material's ``content.lazy`` feature (mkdocs.yml) sets up a code block
 -- its copy button, and keyboard access when it scrolls sideways -- only when
 it comes into view, and layout.css has the browser skip styling, laying out and
-drawing a block off screen (``content-visibility``).  Skipped, a block must
-keep the height it will have, so that nothing moves when it is drawn: here
-each highlighted block gets its number of lines, as the custom property
-``--fpsum-code-lines`` of its ``<pre>``, from which layout.css works the height
-out.  That holds because a line never wraps: one that does not fit scrolls
-sideways in its block.  (Keyboard access to a block that is not set up yet: a11y.js.)
+drawing a block off screen (``content-visibility``).  Skipped, a block keeps
+a height worked out from its number of lines: here each highlighted block gets
+it, as the custom property ``--fpsum-code-lines`` of its ``<pre>``.  A line
+longer than the block is wide wraps (layout.css), so a block that wraps is
+taller once drawn than it was guessed; the browser then keeps the height it
+was drawn at.  (Keyboard access to a block that is not set up yet: a11y.js.)
+
+Each line is a span of its own (pymdownx.highlight's ``line_spans``): a line
+that wraps goes on under its own indentation plus two columns, beside a mark
+in the gap (layout.css).  Here a line indented by spaces gets that indentation,
+in columns, as ``--fpsum-indent`` (at most ``MAX_INDENT``: on a phone a deeper
+hang would leave a wrapped line too little room).  A line indented by tabs
+counts none (the shown code has none).
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -21,18 +29,41 @@ from mkdocs.structure.pages import Page
 
 CODE_BLOCK = re.compile(r"<pre><span></span><code>(.*?)</code></pre>", re.S)
 """A block as pymdownx.highlight writes it; its last line ends with a newline."""
+LINE = re.compile(r'(<span id="__span-[\d-]+")>(.*?\n)(?=</span>)', re.S)
+"""A line's span, its opening tag up to ``>``, and its inside (ending with its newline)."""
+TAG = re.compile(r"<[^>]+>")
 LINES = "--fpsum-code-lines"
+INDENT = "--fpsum-indent"
+MAX_INDENT = 16
 
 
 def lines(code: str) -> int:
-    """How many lines the HTML of a block's code shows."""
-    return code.rstrip("\n").count("\n") + 1
+    """How many lines the HTML of a block's code shows (its last line ends with a newline, in or out of a span)."""
+    return TAG.sub("", code).rstrip("\n").count("\n") + 1
+
+
+def indent(line: str) -> int:
+    """How many spaces the HTML of a line starts with (at most ``MAX_INDENT``); a blank line has none."""
+    text = html.unescape(TAG.sub("", line)).rstrip("\n")
+    return min(len(text) - len(text.lstrip(" ")), MAX_INDENT) if text.strip() else 0
+
+
+def indented(code: str) -> str:
+    """The HTML of a block's code with each indented line's span carrying its indentation."""
+
+    def one(line: re.Match[str]) -> str:
+        spaces = indent(line.group(2))
+        style = f' style="{INDENT}: {spaces}"' if spaces else ""
+        return f"{line.group(1)}{style}>{line.group(2)}"
+
+    return LINE.sub(one, code)
 
 
 def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Give every highlighted code block its line count."""
+    """Give every highlighted code block its line count, and each of its indented lines its indentation."""
 
     def counted(block: re.Match[str]) -> str:
-        return f'<pre style="{LINES}: {lines(block.group(1))}">' + block.group(0).removeprefix("<pre>")
+        code = indented(block.group(1))
+        return f'<pre style="{LINES}: {lines(code)}"><span></span><code>{code}</code></pre>'
 
     return CODE_BLOCK.sub(counted, html)

@@ -442,13 +442,15 @@ def draw_every_race(page: Page) -> None:
 
     Selects the content tabs that hold each race on the way, and the first tab of every set at the end.
     Returns once the page's CSS transitions are over: scrolling back swaps mkdocs-material's header
-    title with a fade, and half-faded text would fail a contrast check.
+    title with a fade, and half-faded text would fail a contrast check.  An animation that runs on a
+    box's scroll position (a table's scroll cue, layout.css) never ends, and is not waited for.
     """
     for race in page.locator(".race").all():
         show(race)
     first_tabs(page)
     page.evaluate("window.scrollTo(0, 0)")
-    page.wait_for_function("document.getAnimations().every(a => a.playState !== 'running')")
+    page.wait_for_function("document.getAnimations()"
+                           ".every(a => a.playState !== 'running' || !(a.timeline instanceof DocumentTimeline))")
 
 
 def draw_every_block(page: Page) -> None:

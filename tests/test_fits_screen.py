@@ -8,13 +8,18 @@ At each screen of ``screens.SCREENS``, in both palettes, on every page, in chrom
   sideways overflow (``overflow-x: hidden`` on the root), so what sticks out
   would not scroll, it would be cut off: the elements are measured one by one;
 - a table that scrolls sideways keeps its first column in view, on an opaque
-  background (the rows scroll under it);
-- a code block whose lines are at most 60 columns does not scroll at all
-  (layout.css sizes its font to fit them);
-- the copy button covers no code text, before or after the block is scrolled.
+  background (the rows scroll under it), and shows a cue at its edge (a fade);
+  a table that does not scroll shows none;
+- no code block scrolls sideways: a long line wraps, and on a phone each line
+  that wraps is marked (an arrow before each of its later lines, which start
+  further right than its first); code on a phone is at least 12 px;
+- the copy button covers no code text.
 
-On a phone the column a reader comes to a table for is on the first screen:
-the formats' stall point, the library table's result (next to the first column).
+On a phone every table fits the screen (a wide one as cards, one per row), and
+the column a reader comes to a table for is on the first screen, with its name:
+the formats' stall point, the library table's result and how it adds, the
+playground's stall (tests/test_playground_page.py).  Copying a block whose
+lines wrap, with its copy button or by selecting it, gives its code as written.
 
 The page is measured as a reader who has scrolled through it sees it: every
 race drawn, every formula typeset, every folded block open, and no block
@@ -39,8 +44,8 @@ pytestmark = pytest.mark.browser
 
 PAGES = all_pages()
 PHONES = [screen for screen in SCREENS if screen.phone]
-COLUMNS = 60
-"""The code a page shows is written to this width (tests/test_shown_code.py)."""
+SMALLEST_CODE_PX = 12
+"""The smallest code a phone shows."""
 
 def show_all(page: Page) -> None:
     """Everything a reader who scrolled through the page has seen: nothing skipped off screen, every fold open."""
@@ -95,7 +100,8 @@ FIRST_COLUMN_JS = """() => {
   return found;
 }"""
 # The header cell named `name`, and a body cell of its column: whether each shows on the first screen
-# of its table, before the reader scrolls it.
+# of its table, before the reader scrolls it. On a phone a wide table is cards, its header row clipped out
+# of sight: there the column's name shows as the cell's label (drawn before it, layout.css).
 COLUMN_SHOWN_JS = """(name) => {
   """ + TABLE_BOX_JS + """
   const head = [...document.querySelectorAll('article th')].find(th => th.textContent.trim() === name);
@@ -106,17 +112,70 @@ COLUMN_SHOWN_JS = """(name) => {
   const view = box.getBoundingClientRect();
   const width = document.documentElement.clientWidth;
   const cell = table.tBodies[0].rows[0].cells[head.cellIndex];
-  return [head, cell].map(c => {
+  const inView = c => {
     const r = c.getBoundingClientRect();
-    return r.left >= Math.max(view.left, 0) - 1 && r.right <= Math.min(view.right, width) + 1;
+    return r.width > 1 && r.left >= Math.max(view.left, 0) - 1 && r.right <= Math.min(view.right, width) + 1;
+  };
+  const label = getComputedStyle(cell, '::before').content;
+  return [inView(head) || (label.includes(JSON.stringify(name)) && cell.dataset.label === name), inView(cell)];
+}"""
+# Each table's scroll box: whether it scrolls sideways, and whether it shows the cue (a mask at its edge),
+# at its start.
+TABLE_CUES_JS = """() => {
+  """ + TABLE_BOX_JS + """
+  return [...document.querySelectorAll('article table')].filter(t => t.checkVisibility()).map(table => {
+    const box = table.closest(TABLE_BOX) || table;
+    box.scrollLeft = 0;
+    return {head: table.rows[0].cells[0].textContent.trim(), scrolls: box.scrollWidth > box.clientWidth + 1,
+            cue: getComputedStyle(box).maskImage !== 'none'};
   });
 }"""
-# Each code block whose longest line is at most `columns` long and that scrolls sideways all the same.
-CODE_SCROLLS_JS = """(columns) => [...document.querySelectorAll('article pre > code')]
-  .filter(code => code.checkVisibility())
-  .map(code => ({longest: Math.max(...code.textContent.replace(/\\n$/, '').split('\\n').map(l => l.length)),
-                 scrolls: code.scrollWidth > code.clientWidth + 1, first: code.textContent.split('\\n')[0]}))
-  .filter(block => block.longest <= columns && block.scrolls)"""
+# Each code block that scrolls sideways.
+CODE_SCROLLS_JS = """() => [...document.querySelectorAll('article pre > code')]
+  .filter(code => code.checkVisibility() && code.scrollWidth > code.clientWidth + 1)
+  .map(code => code.textContent.split('\\n')[0])"""
+# The font sizes of the code blocks, in px.
+CODE_SIZES_JS = """() => [...document.querySelectorAll('article pre > code')]
+  .filter(code => code.checkVisibility()).map(code => parseFloat(getComputedStyle(code).fontSize))"""
+# Each line of code that wraps: its text, its rows (lines on the screen), whether it has the arrow, and
+# the rows after its first that do not start at least two columns right of where its first starts.
+WRAPPED_LINES_JS = """() => [...document.querySelectorAll('article pre > code')].filter(c => c.checkVisibility())
+  .flatMap(code => [...code.children]).map(line => {
+    const range = document.createRange();
+    range.selectNodeContents(line);
+    const rects = [...range.getClientRects()].filter(r => r.width > 0);
+    const tops = [...new Set(rects.map(r => Math.round(r.top)))].sort((a, b) => a - b);
+    const starts = tops.map(t => Math.min(...rects.filter(r => Math.round(r.top) === t).map(r => r.left)));
+    const column = parseFloat(getComputedStyle(line).fontSize) * 0.6;
+    return {text: line.textContent.trim().slice(0, 40), rows: tops.length,
+            arrow: getComputedStyle(line).backgroundImage.includes('svg'),
+            unhung: starts.slice(1).filter(left => left < starts[0] + 2 * column - 1).length};
+  }).filter(line => line.rows > 1)"""
+# The code blocks with a line that wraps: their indices among the page's blocks.
+WRAPPING_BLOCKS_JS = """() => [...document.querySelectorAll('article pre')].map((pre, i) => [pre, i])
+  .filter(([pre]) => pre.checkVisibility() && [...pre.querySelectorAll(':scope > code > *')].some(line => {
+    const range = document.createRange();
+    range.selectNodeContents(line);
+    return new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top))).size > 1;
+  })).map(([, i]) => i)"""
+# Block `index` selected as a reader selects it, whole: the text a copy of the selection takes, and the
+# block's code as written (both without the last newline, which mkdocs-material's copy button drops too).
+SELECTED_JS = """(index) => {
+  const code = document.querySelectorAll('article pre')[index].querySelector(':scope > code');
+  const range = document.createRange();
+  range.selectNodeContents(code);
+  getSelection().removeAllRanges();
+  getSelection().addRange(range);
+  const selected = getSelection().toString();
+  getSelection().removeAllRanges();
+  return [selected.trimEnd(), code.textContent.trimEnd()];
+}"""
+# What the next copy puts on the clipboard: mkdocs-material's copy button selects its text in a hidden
+# text area and copies that.
+CATCH_COPY_JS = """() => { window.fpsumCopied = null;
+  document.addEventListener('copy', e => {
+    window.fpsumCopied = e.target instanceof HTMLTextAreaElement ? e.target.value : getSelection().toString();
+  }, {once: true}); }"""
 # The visible code blocks, one index each.
 CODE_BLOCKS_JS = """() => [...document.querySelectorAll('article pre')].map((pre, i) => [pre, i])
   .filter(([pre]) => pre.checkVisibility()).map(([, i]) => i)"""
@@ -195,16 +254,69 @@ def test_a_table_that_scrolls_keeps_its_first_column_in_view(shown: Page, scheme
 
 @every_page
 @every_screen
+def test_a_table_that_scrolls_shows_a_cue_and_one_that_fits_none(shown: Page) -> None:
+    tables = shown.evaluate(TABLE_CUES_JS)
+    wrong = [t for t in tables if t["cue"] != t["scrolls"]]
+    assert wrong == [], f"tables whose cue says otherwise than their scrolling: {wrong}"
+
+
+@every_page
+@pytest.mark.parametrize("screen", PHONES, indirect=True, ids=lambda s: s.name)
+def test_on_a_phone_every_table_fits_the_screen(shown: Page) -> None:
+    scrolling = [t["head"] for t in shown.evaluate(TABLE_CUES_JS) if t["scrolls"]]
+    assert scrolling == [], f"tables that scroll sideways (first header cells): {scrolling}"
+
+
+@every_page
+@every_screen
 @both_palettes
-def test_code_of_sixty_columns_does_not_scroll(shown: Page, scheme: str) -> None:
-    scrolling = in_palette(shown, scheme).evaluate(CODE_SCROLLS_JS, COLUMNS)
-    assert scrolling == [], f"blocks of at most {COLUMNS} columns that scroll sideways: {scrolling}"
+def test_no_code_block_scrolls_sideways(shown: Page, scheme: str) -> None:
+    scrolling = in_palette(shown, scheme).evaluate(CODE_SCROLLS_JS)
+    assert scrolling == [], f"code blocks that scroll sideways (first lines): {scrolling}"
+
+
+@every_page
+@pytest.mark.parametrize("screen", PHONES, indirect=True, ids=lambda s: s.name)
+def test_code_on_a_phone_is_at_least_12_px(shown: Page) -> None:
+    sizes = shown.evaluate(CODE_SIZES_JS)
+    assert min(sizes, default=SMALLEST_CODE_PX) >= SMALLEST_CODE_PX - 0.01, f"code font sizes: {sorted(set(sizes))}"
+
+
+@every_page
+@pytest.mark.parametrize("screen", PHONES, indirect=True, ids=lambda s: s.name)
+def test_a_line_that_wraps_is_marked(shown: Page) -> None:
+    lines = shown.evaluate(WRAPPED_LINES_JS)
+    unmarked = [line for line in lines if not line["arrow"] or line["unhung"]]
+    assert unmarked == [], f"wrapped lines without the arrow or the hanging indent: {unmarked[:5]}"
+
+
+@pytest.mark.parametrize("screen", PHONES, indirect=True, ids=lambda s: s.name)
+@pytest.mark.parametrize("name", ["in-practice.html"], indirect=True)
+def test_copying_a_block_whose_lines_wrap_gives_its_code(shown: Page) -> None:
+    """Its copy button, and a selection of it, copy the code as written: no line broken where it wraps,
+    none doubled (each line is a block of its own while shown).
+    """
+    page = shown
+    blocks = page.evaluate(WRAPPING_BLOCKS_JS)
+    assert blocks, "no code block on the page has a line that wraps on a phone"
+    for index in blocks:
+        selected, code = page.evaluate(SELECTED_JS, index)
+        assert selected == code, f"code block {index + 1}: a selection copies {selected!r}"
+        pre = page.locator("article pre").nth(index)
+        pre.scroll_into_view_if_needed()
+        page.evaluate(CATCH_COPY_JS)
+        pre.locator(".md-code__button").click()
+        page.wait_for_function("() => window.fpsumCopied !== null")
+        copied = page.evaluate("() => window.fpsumCopied")
+        assert copied == code, f"code block {index + 1}: its copy button copies {copied!r}"
 
 
 @every_page
 @every_screen
 def test_the_copy_button_covers_no_code(shown: Page) -> None:
-    """Each block brought into view (mkdocs-material sets its button up then), scrolled to its start and end."""
+    """Each block brought into view (mkdocs-material sets its button up then), scrolled to its start and end
+    (a block that scrolled would have the button over its code scrolled under it).
+    """
     page = shown
     for index in page.evaluate(CODE_BLOCKS_JS):
         pre = page.locator("article pre").nth(index)
@@ -215,7 +327,7 @@ def test_the_copy_button_covers_no_code(shown: Page) -> None:
             assert covered == [], f"code block {index + 1}{', scrolled to its end' if end else ''}: {covered}"
 
 
-LEAD_COLUMNS = [("formats.html", "stall point"), ("in-practice.html", "result")]
+LEAD_COLUMNS = [("formats.html", "stall point"), ("in-practice.html", "result"), ("in-practice.html", "how it adds")]
 
 
 @pytest.mark.parametrize("screen", PHONES, indirect=True, ids=lambda s: s.name)

@@ -51,6 +51,22 @@ TRACE_JS = """(where) => Object.fromEntries([...document.querySelectorAll(where 
   .map(e => [e.dataset.trace, e.dataset.value]))"""
 
 
+# The results table's first row: the label its "stalled after" cell shows, whether the cell is inside the
+# screen and its box, and whether the box scrolls sideways.
+STALLED_SHOWN_JS = """() => {
+  const box = document.querySelector('.fpsum-pg-scroll');
+  const table = box.querySelector('table');
+  const column = [...table.tHead.rows[0].cells].findIndex(c => c.textContent === 'stalled after');
+  const cell = table.tBodies[0].rows[0].cells[column];
+  const r = cell.getBoundingClientRect(), view = box.getBoundingClientRect();
+  const label = getComputedStyle(cell, '::before').content;
+  return {label: label.startsWith('"') ? JSON.parse(label.split(' / ')[0]) : label,
+          within: r.width > 1 && r.left >= Math.max(view.left, 0) - 1
+            && r.right <= Math.min(view.right, document.documentElement.clientWidth) + 1,
+          scrolls: box.scrollWidth > box.clientWidth + 1};
+}"""
+
+
 def finished(page: Page) -> str:
     """Wait for the run the page is on to end; its state, ``done`` or ``error``."""
     page.wait_for_function(FINISHED_JS, timeout=RUN_TIMEOUT_MS)
@@ -439,6 +455,9 @@ def test_at_360_px_a_run_and_a_trace_fit_the_screen(browser: Browser, site_url: 
         seen = page.evaluate(STICKING_OUT_JS)
         assert seen["scrollWidth"] <= seen["width"], f"the page is {seen['scrollWidth']} px wide"
         assert seen["out"] == [], seen["out"][:10]
+        # The results are cards, one per method: the stall shows, named, without scrolling the table.
+        stalled = page.evaluate(STALLED_SHOWN_JS)
+        assert stalled == {"label": "stalled after", "within": True, "scrolls": False}, stalled
         longest = max(len(line) for line in page.inner_text("[data-command]").splitlines())
         assert longest <= 56
         code = page.locator("[data-command]")

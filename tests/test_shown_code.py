@@ -5,10 +5,10 @@ a section between two markers, or a whole file); the includes are found in the
 pages, so a new one is held to the same rules.  The rules:
 
 - every line is at most 60 characters: layout.css sizes a block's font so
-  that 60 columns fit it on any screen from 360 px (``test_fits_screen``
-  checks that in chromium); a longer line would scroll sideways.  Code typed
-  in a page itself (a shell command) is not held to this: it scrolls inside
-  its own block, never the page;
+  that 60 columns fit it from a tablet up, at mkdocs-material's size; on a
+  phone the font stays at 12 px and a longer line wraps, marked
+  (``test_fits_screen`` checks both in chromium).  Code typed in a page
+  itself (a shell command) is not held to this: it wraps too;
 - docstrings carry no reStructuredText markup (``` ``x`` ```,
   ``:func:`add` ``), which a reader of the page sees raw: shown docstrings
   are written plain (`x` in single backquotes, ``add()``).

@@ -6,6 +6,8 @@
  */
 
 import { el, grouped } from "./dom.js";
+
+/** @typedef {import("./dom.js").Attributes} Attributes */
 import { lookOf } from "./looks.js";
 
 /**
@@ -19,32 +21,49 @@ export function shortError(value) {
   return value >= 0.001 && value < 1e5 ? String(Number(value.toPrecision(3))) : value.toExponential(2);
 }
 
+/** The columns, in order; the first names the row. */
+const COLUMNS = ["method", "result", "relative error", "error, ulps", "stalled after"];
+
+/**
+ * A row: its name, then one cell per column after the first, each with that column's name as
+ * `data-label` (on a phone the table is one card per row and shows it: layout.css) and the role
+ * it has as a table cell, so that a screen reader still reads a table laid out as cards.
+ * @param {string} name
+ * @param {Array<[string, Attributes]>} cells each cell's text and its attributes
+ * @returns {HTMLTableRowElement}
+ */
+function row(name, cells) {
+  return el("tr", { role: "row" }, [
+    el("th", { scope: "row", role: "rowheader" }, [name]),
+    ...cells.map(([text, attributes], i) =>
+      el("td", { ...attributes, role: "cell", "data-label": COLUMNS[i + 1] }, [text])),
+  ]);
+}
+
 /**
  * @param {import("./experiment.js").Outcome} outcome
  * @param {string} formatLabel
- * @returns {HTMLElement} the table, in a box that scrolls sideways if the screen is narrow
+ * @returns {HTMLElement} the table, in a box that scrolls sideways if the screen is narrow (cards on a phone)
  */
 export function resultsTable(outcome, formatLabel) {
-  const head = el("tr", {}, ["method", "result", "relative error", "error, ulps", "stalled after"]
-    .map((text) => el("th", { scope: "col" }, [text])));
-  const rows = [el("tr", {}, [
-    el("th", { scope: "row" }, ["exact total"]),
-    el("td", { "data-method": "exact", "data-result": outcome.exactShown }, [outcome.exactShown]),
-    el("td", {}, ["0"]), el("td", {}, ["0"]), el("td", {}, ["–"]),
+  const head = el("tr", { role: "row" },
+    COLUMNS.map((text) => el("th", { scope: "col", role: "columnheader" }, [text])));
+  const rows = [row("exact total", [
+    [outcome.exactShown, { "data-method": "exact", "data-result": outcome.exactShown }],
+    ["0", {}], ["0", {}], ["–", {}],
   ])];
   for (const r of outcome.results) {
-    rows.push(el("tr", {}, [
-      el("th", { scope: "row" }, [lookOf(r.method).label]),
-      el("td", { "data-method": r.method, "data-result": r.shown }, [r.shown]),
-      el("td", {}, [shortError(r.relError)]),
-      el("td", {}, [shortError(r.ulps)]),
-      el("td", {}, [r.stall === null ? "–" : `${grouped(r.stall)} inputs`]),
+    rows.push(row(lookOf(r.method).label, [
+      [r.shown, { "data-method": r.method, "data-result": r.shown }],
+      [shortError(r.relError), {}],
+      [shortError(r.ulps), {}],
+      [r.stall === null ? "–" : `${grouped(r.stall)} inputs`, {}],
     ]));
   }
-  const table = el("table", {}, [
+  const table = el("table", { "data-fpsum-cards": true, role: "table" }, [
     el("caption", {}, [`Results in ${formatLabel} for ${grouped(outcome.values.length)} inputs; `
       + "the exact total is that of the inputs as stored, rounded to double."]),
-    el("thead", {}, [head]), el("tbody", {}, rows),
+    el("thead", { role: "rowgroup" }, [head]), el("tbody", { role: "rowgroup" }, rows),
   ]);
   return el("div", { class: "md-typeset__scrollwrap fpsum-pg-scroll", tabindex: "0", role: "region",
     "aria-label": "results table" }, [el("div", { class: "md-typeset__table" }, [table])]);
