@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from mkdocs.utils import yaml_load
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Locator, Page, Request, Response
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -103,6 +104,33 @@ def doc_pages() -> list[str]:
             rel = rel.with_name("index.md")
         pages.add(rel.with_suffix(".html").as_posix())
     return sorted(pages)
+
+
+GUIDE_PAGES = frozenset({"index.html", "playground.html", "teaching.html", "cite.html"})
+"""The nav's pages that guide rather than teach a topic: the home page, the playground, the instructors' and the
+citation pages.  Every other page in the nav is a topic page (:func:`topic_pages`)."""
+
+
+def nav_pages() -> list[str]:
+    """The pages of ``mkdocs.yml``'s nav, in its order, as paths in the site (``formats.html``)."""
+    config = yaml_load((REPO / "mkdocs.yml").read_text(encoding="utf-8"))  # mkdocs's loader: it knows !ENV
+
+    def walk(entries: list[Any]) -> Iterator[str]:
+        for entry in entries:
+            target = next(iter(entry.values())) if isinstance(entry, dict) else entry
+            if isinstance(target, list):
+                yield from walk(target)
+            elif isinstance(target, str) and target.endswith(".md"):
+                yield target.removesuffix(".md") + ".html"
+
+    return list(walk(config["nav"]))
+
+
+def topic_pages() -> list[str]:
+    """The pages that teach a topic, in the nav's order: each has the two boxes and the Concept, Maths and Code
+    sections.  The nav is their one owner: every page of it but :data:`GUIDE_PAGES`.
+    """
+    return [page for page in nav_pages() if page not in GUIDE_PAGES]
 
 
 def sitemap_pages(site_dir: Path, address: str) -> list[str]:

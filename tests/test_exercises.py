@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 import fpsum
+from browsing import topic_pages
 from figures import exercises
 from figures.contract import flatten
 from fpsum.cli import main
@@ -29,8 +30,7 @@ from fpsum.rounding import round_exact
 from fpsum.textbook import add, naive, pairwise
 
 PARAMS = exercises.ExercisesParams()
-TOPIC_PAGES = ("accumulation-error", "error-vs-n", "formats", "beyond-kahan", "dot-products", "block-formats",
-               "in-practice", "conditioning")
+TOPIC_PAGES = [page.removesuffix(".html") for page in topic_pages()]
 
 
 @pytest.fixture(scope="module")

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from browsing import doc_pages
+from browsing import doc_pages, topic_pages
 
-TOPIC_PAGES = ["accumulation-error.html", "error-vs-n.html", "formats.html", "beyond-kahan.html",
-               "dot-products.html", "block-formats.html", "in-practice.html", "conditioning.html"]
-"""The pages that teach a topic (issue 24): each has the two boxes and the Concept, Maths and Code sections."""
+TOPIC_PAGES = topic_pages()
+"""The pages that teach a topic (issue 24), from the nav: each has the two boxes and the Concept, Maths and Code
+sections."""
 SECTIONS = ("concept", "maths", "code", "references")
 """The h2 ids every topic page has, which other pages link to (``page.html#maths``)."""
 ENDINGS = {"References", "Exercises", "Where next"}
