@@ -220,8 +220,8 @@ def reading_speed(sample: int = 10**5) -> None:
     import numpy as np
 
     import fpsum
+    from fpsum.exact_rounding import round_exact
     from fpsum.reading import parse_number, read_numbers
-    from fpsum.rounding import round_exact
 
     rng = np.random.default_rng(0)
     values = rng.uniform(0, 1, READING_LINES) * 10.0 ** rng.integers(-3, 3, READING_LINES)

@@ -2,7 +2,7 @@
 
 Every summation reference here works on a list of Python floats (values of
 the working format) and does one addition at a time with
-:func:`fpsum.rounding.add_exact`: the exact rational sum, rounded once to the
+:func:`fpsum.exact_rounding.add_exact`: the exact rational sum, rounded once to the
 format, ties to even.  Nothing is vectorised and nothing is clever, so each
 function can be checked by reading it against the textbook definition.
 
@@ -18,10 +18,10 @@ ml_dtypes' arithmetic, bit for bit, in ``test_rounding.py``.
 The cascaded sums (Sum2, SumK) and the correctly rounded sum have their
 references in :data:`CASCADED`: the textbook loops of :mod:`fpsum.textbook`
 run on every prefix on its own, and the exact rational sum of every prefix
-rounded once with :func:`fpsum.rounding.round_exact`.
+rounded once with :func:`fpsum.exact_rounding.round_exact`.
 
 The dot product references multiply exactly in Fractions and round with
-:func:`fpsum.rounding.round_exact`, one operation at a time; the truncating
+:func:`fpsum.exact_rounding.round_exact`, one operation at a time; the truncating
 accumulator's reference does each step of its definition on Fractions.
 """
 
@@ -36,8 +36,8 @@ from fractions import Fraction
 import numpy as np
 
 import fpsum
+from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import E2M1, E2M3, E3M2, E4M3FNUZ, E5M2FNUZ, FP32, FP64, Format
-from fpsum.rounding import add_exact, round_exact
 from fpsum.textbook import correctly_rounded, kahan, largest_power_of_two_below, naive, neumaier, sum_k
 from fpsum.textbook import pairwise as pairwise  # the one-shot pairwise reference, for test_methods
 from fpsum.textbook import truncating_dot as truncating_dot  # the reference the hardware model is held to

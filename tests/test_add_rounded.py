@@ -3,9 +3,9 @@
 The operands are values of different formats: a weight of the target format
 (or any FP32 value) plus an FP32 update.  Their sum may not fit in float32,
 nor, when the exponents are far apart, in float64; the reference adds the
-two as Fractions and rounds once with :func:`fpsum.rounding.round_exact`
+two as Fractions and rounds once with :func:`fpsum.exact_rounding.round_exact`
 (the special cases, which have no exact value, by IEEE's rules).
-:func:`fpsum.rounding.add_exact`, a second exact route, must agree too.
+:func:`fpsum.exact_rounding.add_exact`, a second exact route, must agree too.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from fpsum.array_rounding import to_format
+from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
-from fpsum.rounding import add_exact, add_rounded, round_exact, to_format
+from fpsum.rounded_once import add_rounded
 from reference import assert_same_bits, from_floats
 
 TARGETS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32)

@@ -19,9 +19,9 @@ import pytest
 
 from fpsum.block_dot import block_dot, check_accumulator
 from fpsum.blocks import BLOCK_FORMATS, BlockFormat, get_block_format, quantize
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, FP32, Format
 from fpsum.hardware import TruncatedAccumulator
-from fpsum.rounding import round_exact
 from fpsum.textbook import truncating_step
 
 MX = [f for f in BLOCK_FORMATS.values() if f.scale == "e8m0"]

@@ -21,11 +21,12 @@ import numpy as np
 import pytest
 
 import reference
+from fpsum.array_rounding import to_format
 from fpsum.cascaded import sum_k, sum_k_running, two_sum, vec_sum
 from fpsum.correct import correct_running, correct_sum
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format, get_format
 from fpsum.methods import Method, running_totals, total
-from fpsum.rounding import round_exact, to_format
 from fpsum.textbook import correctly_rounded
 from fpsum.textbook import sub as textbook_sub
 from fpsum.textbook import sum_k as textbook_sum_k

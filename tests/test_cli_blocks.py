@@ -11,6 +11,7 @@ import math
 import numpy as np
 import pytest
 
+from fpsum.array_rounding import to_format
 from fpsum.block_dot import block_dot
 from fpsum.blocks import BLOCK_FORMATS, get_block_format
 from fpsum.cli import main
@@ -18,7 +19,6 @@ from fpsum.e8m0 import E8M0
 from fpsum.formats import BF16, FORMATS, FP32, Format
 from fpsum.hardware import TruncatedAccumulator
 from fpsum.methods import METHODS, total
-from fpsum.rounding import to_format
 from reference import NEW_FORMATS
 
 

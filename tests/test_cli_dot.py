@@ -16,9 +16,9 @@ import reference
 from figures import dot_accuracy
 from fpsum.cli import main
 from fpsum.dot import DOT_METHODS
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E5M2, FP16, FP32
 from fpsum.hardware import TruncatedAccumulator, truncated_dot
-from fpsum.rounding import round_exact
 from fpsum.textbook import naive
 
 KEYS = {"format", "accumulate", "method", "n", "result", "exact", "abs_error", "rel_error"}

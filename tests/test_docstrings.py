@@ -29,14 +29,13 @@ from fpsum import (
     pairwise,
     race,
     rounded_once,
-    rounding,
     stochastic_rounding,
     stochastic_sum,
     sweep,
     textbook,
 )
 
-MODULES = [formats, rounding, exact_rounding, array_rounding, rounded_once, stochastic_rounding, inputs,
+MODULES = [formats, exact_rounding, array_rounding, rounded_once, stochastic_rounding, inputs,
            methods, naive, compensated, pairwise, blocked, stochastic_sum, textbook, exact, race, sweep, e8m0,
            blocks, block_dot, matmul_exact]
 

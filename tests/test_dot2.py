@@ -18,8 +18,8 @@ import pytest
 import fpsum
 from fpsum.dot import exact_dot
 from fpsum.dot2 import dot2, dot2_running, two_product
+from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, FORMATS, FP16, FP32, FP64, Format
-from fpsum.rounding import add_exact, round_exact
 from fpsum.tf32 import TF32_PRECISION, tf32_dot, to_tf32
 from reference import assert_same_bits, from_floats, random_values
 

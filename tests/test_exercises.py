@@ -26,7 +26,7 @@ from browsing import topic_pages
 from figures import exercises
 from figures.contract import flatten
 from fpsum.cli import main
-from fpsum.rounding import round_exact
+from fpsum.exact_rounding import round_exact
 from fpsum.textbook import add, naive, pairwise
 
 PARAMS = exercises.ExercisesParams()

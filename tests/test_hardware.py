@@ -15,10 +15,10 @@ import pytest
 
 import reference
 from fpsum import hardware
+from fpsum.array_rounding import to_format
 from fpsum.dot import dot, exact_dot_running, exact_products
 from fpsum.formats import BF16, E4M3, FP16, FP32, Format
 from fpsum.hardware import TruncatedAccumulator, truncated_dot, truncated_dot_running, truncated_sums
-from fpsum.rounding import to_format
 from reference import from_floats, random_values
 
 

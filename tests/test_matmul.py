@@ -13,11 +13,11 @@ import fpsum.matmul
 import fpsum.matmul_exact
 import fpsum.matmul_operands
 import fpsum.matmul_walk
+from fpsum.array_rounding import to_format
 from fpsum.dot import DOT_METHODS, dot, dot_running, exact_dot
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
 from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
 from fpsum.methods import Method
-from fpsum.rounding import to_format
 from reference import assert_same_bits, random_values
 
 CASES = [(FP16, FP16), (FP16, BF16), (FP16, FP32), (BF16, BF16), (BF16, FP32), (E4M3, FP16), (E5M2, BF16),

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import reference
+from fpsum.array_rounding import to_format
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format, get_format
 from fpsum.methods import (
     METHOD_LABELS,
@@ -28,7 +29,6 @@ from fpsum.methods import (
     running_totals,
     total,
 )
-from fpsum.rounding import to_format
 from reference import assert_every_case, assert_same_bits, from_floats
 
 FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32, *reference.NEW_FORMATS)

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 import fpsum
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 from fpsum.methods import blocked_running, neumaier_running, running_totals, stochastic_running, total
-from fpsum.rounding import round_exact, stochastic_round
+from fpsum.stochastic_rounding import stochastic_round
 from reference import NEW_FORMATS, naive, neumaier
 
 FORMATS = [FP16, BF16, E4M3, E5M2, *NEW_FORMATS]

@@ -23,9 +23,9 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import FORMATS, Format
 from fpsum.reading import FAR, UsageError, read_numbers, read_pairs
-from fpsum.rounding import round_exact
 from reference import assert_same_bits
 
 ALL_FORMATS = list(FORMATS.values())

@@ -18,11 +18,12 @@ import pytest
 
 import reference
 from fpsum import order
+from fpsum.array_rounding import to_format
+from fpsum.exact_rounding import add_exact
 from fpsum.formats import BF16, E4M3, FP16, FP32, Format
 from fpsum.inputs import make_inputs
 from fpsum.methods import METHODS, Method, pairwise_sum, total
 from fpsum.order import random_orders, shuffled_totals, sorted_totals, totals_in_orders, tree_reduction
-from fpsum.rounding import add_exact, to_format
 from reference import assert_every_case, assert_same_bits, from_floats
 
 FORMATS: tuple[Format, ...] = (FP16, BF16)

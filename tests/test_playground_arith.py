@@ -38,14 +38,17 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from fpsum.array_rounding import to_format
 from fpsum.exact import exact_sum
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, accumulator_for
 from fpsum.inputs import INPUT_KINDS, InputKind, make_inputs
 from fpsum.methods import Method, running_totals, total
 from fpsum.race import run_race
 from fpsum.reading import UsageError, read_numbers
 from fpsum.report import exact_and_errors
-from fpsum.rounding import add_rounded, round_exact, stochastic_round, to_format
+from fpsum.rounded_once import add_rounded
+from fpsum.stochastic_rounding import stochastic_round
 from reference import assert_same_bits
 
 REPO = Path(__file__).resolve().parents[1]

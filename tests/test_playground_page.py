@@ -35,8 +35,8 @@ from playwright.sync_api import Browser, Page
 
 import fpsum
 from browsing import Visit
+from fpsum.exact_rounding import round_exact
 from fpsum.reading import read_numbers
-from fpsum.rounding import round_exact
 from fpsum.textbook import add, sub
 from test_fits_screen import STICKING_OUT_JS
 

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 
 import reference
+from fpsum.array_rounding import to_format
 from fpsum.exact import exact_running, exact_sum, exact_total
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format, get_format
 from fpsum.inputs import DRAW_BLOCK, INPUT_KINDS, input_blocks, make_inputs
 from fpsum.race import RACE_N, Race, run_race
-from fpsum.rounding import round_exact, to_format
 from reference import assert_same_bits, from_floats
 
 SEEDS = (0, 1, 2, 3)

@@ -1,6 +1,6 @@
 """Exact rounding, dtype arithmetic and casts, and the formats: checked against each other bit for bit.
 
-Two independent routes to every rounded value: ``fpsum.rounding`` computes on
+Two independent routes to every rounded value: ``fpsum.exact_rounding`` computes on
 exact rationals and rounds once (ties to even); NumPy's float16 and
 ml_dtypes' types compute in float32 and round once.  Where they agree bit for
 bit on every kind of case (ties, subnormals, overflow, signed zeros,
@@ -23,8 +23,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from fpsum.array_rounding import to_format
+from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, get_format
-from fpsum.rounding import add_exact, round_exact, to_format
 from reference import as_bits, assert_same_bits, from_floats
 
 PAIRS = int(os.environ.get("FPSUM_PAIRS", "1000000"))

@@ -18,9 +18,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from fpsum.array_rounding import to_format
 from fpsum.e8m0 import E8M0, round_e8m0
+from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import E2M1, E2M3, E3M2, E4M3FNUZ, E5M2FNUZ, Format
-from fpsum.rounding import add_exact, add_rounded, round_exact, to_format
+from fpsum.rounded_once import add_rounded
 from reference import NEW_FORMATS, as_bits, assert_same_bits
 
 pytestmark = [

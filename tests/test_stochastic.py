@@ -1,7 +1,7 @@
 """Stochastic rounding's running totals, computed a run of inputs at a time, against one rounding per input.
 
 ``stochastic_running`` rounds whole runs of inputs at once
-(``fpsum.rounding.stochastic_run``) wherever the sums stay in one binade.
+(``fpsum.stochastic_rounding.stochastic_run``) wherever the sums stay in one binade.
 Here its totals are held, bit for bit, to what they stand for:
 ``stochastic_round`` applied once per input with the same draw for the same
 step, and the textbook loop on exact rationals.  The inputs are the cases
@@ -22,7 +22,7 @@ import pytest
 import fpsum
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 from fpsum.methods import ROUNDING_STREAM, stochastic_running
-from fpsum.rounding import stochastic_round, stochastic_run
+from fpsum.stochastic_rounding import stochastic_round, stochastic_run
 from fpsum.textbook import stochastic as textbook_stochastic
 from reference import NEW_FORMATS
 

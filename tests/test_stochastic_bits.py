@@ -19,8 +19,9 @@ import numpy as np
 import pytest
 
 import fpsum
+from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
-from fpsum.rounding import add_exact, round_exact, stochastic_round, stochastic_round_bits
+from fpsum.stochastic_rounding import stochastic_round, stochastic_round_bits
 from reference import NEW_FORMATS
 
 FORMATS = [FP16, BF16, FP32, E4M3, E5M2, *NEW_FORMATS]

@@ -1,10 +1,10 @@
 """Weight updates: every storage method against a slow scalar reference, bit for bit, and the claims about them.
 
 The reference does one operation at a time on Python floats: the exact sum
-rounded once, to nearest with :func:`fpsum.rounding.add_exact` (exact integer
+rounded once, to nearest with :func:`fpsum.exact_rounding.add_exact` (exact integer
 arithmetic, held to NumPy's and ml_dtypes' additions in test_rounding.py and
 to ``round_exact`` in test_add_rounded.py), or stochastically with
-:func:`fpsum.rounding.round_exact` of the Fraction sum and the same draws.
+:func:`fpsum.exact_rounding.round_exact` of the Fraction sum and the same draws.
 It shares nothing with the model but those scalar roundings and the seeded
 draw stream.
 """
@@ -21,9 +21,12 @@ import pytest
 
 from figures import weight_updates
 from fpsum import updates
+from fpsum.array_rounding import to_format
+from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
 from fpsum.methods import ROUNDING_STREAM
-from fpsum.rounding import add_exact, add_rounded, round_exact, stochastic_round_bits, to_format
+from fpsum.rounded_once import add_rounded
+from fpsum.stochastic_rounding import stochastic_round_bits
 from fpsum.updates import (
     UPDATE_METHODS,
     UpdateMethod,

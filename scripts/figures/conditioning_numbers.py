@@ -15,10 +15,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from fpsum.array_rounding import to_format
 from fpsum.conditioned import condition_number
 from fpsum.formats import FP16, FP32, FP64, Format
 from fpsum.methods import total
-from fpsum.rounding import to_format
 
 from .conditioning_sums import LOST, METHODS, ConditioningParams, Panel, Search, exact_from, lost_at
 from .contract import NestedNumbers

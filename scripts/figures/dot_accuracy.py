@@ -28,12 +28,13 @@ from fractions import Fraction
 
 import numpy as np
 
+from fpsum.array_rounding import to_format
 from fpsum.conditioned import condition_number, conditioned_sums, kappa_limit
 from fpsum.dot import dot, exact_dot, exact_dot_running, exact_products, products
 from fpsum.dot2 import dot2
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, FP16, FP32, Format, get_format
 from fpsum.inputs import INPUT_KINDS, make_inputs
-from fpsum.rounding import round_exact, to_format
 from fpsum.tf32 import tf32_dot
 
 from .contract import NestedNumbers

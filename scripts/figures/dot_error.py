@@ -25,13 +25,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
+from fpsum.array_rounding import to_format
 from fpsum.bounds import gamma
 from fpsum.dot import exact_products, sum_products
 from fpsum.exact import exact_running
 from fpsum.formats import FP32, Format, get_format
 from fpsum.hardware import TruncatedAccumulator, truncated_sums
 from fpsum.inputs import INPUT_LABELS, make_inputs
-from fpsum.rounding import to_format
 from fpsum.sweep import log_grid
 
 from .contract import FigureFiles, NestedNumbers

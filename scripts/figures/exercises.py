@@ -15,9 +15,11 @@ from statistics import NormalDist
 
 import numpy as np
 
+from fpsum.array_rounding import to_format
 from fpsum.bounds import first_order_bounds
 from fpsum.dot import dot_running, exact_dot_running
 from fpsum.exact import exact_running, exact_total
+from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 from fpsum.hardware import TruncatedAccumulator, truncated_dot
 from fpsum.inputs import make_inputs
@@ -25,7 +27,7 @@ from fpsum.methods import ROUNDING_STREAM, running_totals, total
 from fpsum.names import UPDATE_METHODS
 from fpsum.order import tree_reduction
 from fpsum.race import run_race
-from fpsum.rounding import add_exact, round_exact, stochastic_round, to_format
+from fpsum.stochastic_rounding import stochastic_round
 from fpsum.updates import bytes_per_weight, lost_below
 
 from .contract import NestedNumbers

@@ -8,9 +8,9 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
+from fpsum.array_rounding import to_format
 from fpsum.formats import Format
 from fpsum.inputs import make_inputs
-from fpsum.rounding import to_format
 
 from .looks import INPUT_LOOKS, MARKERS, Palette
 

@@ -33,11 +33,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
+from fpsum.array_rounding import to_format
 from fpsum.exact import exact_running
 from fpsum.formats import Format, get_format
 from fpsum.inputs import make_inputs
 from fpsum.methods import running_totals, total
-from fpsum.rounding import to_format
 from fpsum.sweep import log_grid
 
 from .contract import FigureFiles, NestedNumbers

@@ -14,10 +14,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from fpsum.array_rounding import to_format
 from fpsum.formats import get_format
 from fpsum.inputs import INPUT_LABELS, make_inputs
 from fpsum.matmul import exact_matmul, naive_matmuls, relative_frobenius_error
-from fpsum.rounding import to_format
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file

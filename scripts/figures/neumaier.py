@@ -11,11 +11,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
+from fpsum.array_rounding import to_format
 from fpsum.exact import exact_running, exact_total
 from fpsum.formats import get_format
 from fpsum.inputs import make_inputs
 from fpsum.methods import Method, running_totals, total
-from fpsum.rounding import to_format
 
 from .contract import FigureFiles
 from .html import static_fragment

@@ -19,10 +19,10 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from fpsum.array_rounding import to_format
 from fpsum.formats import get_format
 from fpsum.inputs import INPUT_KINDS, INPUT_LABELS
 from fpsum.race import RACE_N, Race, run_race
-from fpsum.rounding import to_format
 
 from .contract import ROOT, FigureFiles, NestedNumbers
 from .html import figure_html

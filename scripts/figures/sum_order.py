@@ -36,12 +36,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullFormatter, NullLocator
 from numpy.typing import ArrayLike
 
+from fpsum.array_rounding import to_format
 from fpsum.exact import exact_total
 from fpsum.formats import Format, get_format
 from fpsum.inputs import INPUT_KINDS, INPUT_LABELS, InputKind, make_inputs
 from fpsum.methods import running_totals
 from fpsum.order import random_orders, sorted_totals, totals_in_orders, tree_reduction
-from fpsum.rounding import to_format
 
 from . import spacing
 from .contract import FigureFiles

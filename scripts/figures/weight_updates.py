@@ -32,9 +32,9 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedFormatter, FixedLocator, NullLocator
 
+from fpsum.array_rounding import to_format
 from fpsum.formats import FP32, Format, get_format
 from fpsum.names import UPDATE_METHODS, UpdateMethod
-from fpsum.rounding import to_format
 from fpsum.updates import (
     bytes_per_weight,
     constant_updates,

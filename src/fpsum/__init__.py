@@ -18,12 +18,14 @@ import importlib.util
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what type checkers and readers see; at run time __getattr__ imports each name when it is read
+    from .array_rounding import to_format
     from .bounds import first_order_bounds, gamma
     from .cascaded import DEFAULT_FOLDS, sum_k, sum_k_running, two_sum, vec_sum
     from .conditioned import ConditionedSums, condition_number, conditioned_sums, kappa_limit, log_targets
     from .correct import correct_running, correct_sum
     from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS, dot_running, exact_dot, exact_dot_running, products
     from .exact import exact_running, exact_sum, exact_total
+    from .exact_rounding import add_exact, round_exact
     from .formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, get_format
     from .hardware import TruncatedAccumulator, truncated_dot, truncated_dot_running
     from .inputs import INPUT_KINDS, INPUT_LABELS, InputKind, make_inputs
@@ -32,10 +34,9 @@ if TYPE_CHECKING:  # what type checkers and readers see; at run time __getattr__
     from .names import METHOD_LABELS, METHODS, UPDATE_LABELS, UPDATE_METHODS, Method, UpdateMethod
     from .order import random_orders, shuffled_totals, sorted_totals, totals_in_orders, tree_reduction
     from .race import RACE_METHODS, RACE_N, Race, run_race
-    from .rounding import add_exact, round_exact, to_format
     from .sweep import Sweep, log_grid, run_sweep
     from .updates import (
-                bytes_per_weight,
+        bytes_per_weight,
         constant_updates,
         exact_trajectory,
         lost_below,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:  # what type checkers and readers see; at run time __getattr__
 __version__ = "0.1.0"
 
 _HOMES: dict[str, tuple[str, ...]] = {
+    "array_rounding": ("to_format",),
     "bounds": ("first_order_bounds", "gamma"),
     "cascaded": ("DEFAULT_FOLDS", "sum_k", "sum_k_running", "two_sum", "vec_sum"),
     "conditioned": ("ConditionedSums", "condition_number", "conditioned_sums", "kappa_limit", "log_targets"),
@@ -53,6 +55,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "dot": ("ACCUMULATORS", "DOT_METHODS", "INPUT_FORMATS", "dot_running", "exact_dot", "exact_dot_running",
             "products"),
     "exact": ("exact_running", "exact_sum", "exact_total"),
+    "exact_rounding": ("add_exact", "round_exact"),
     "formats": ("BF16", "E4M3", "E5M2", "FORMATS", "FP16", "FP32", "FP64", "Format", "get_format"),
     "hardware": ("TruncatedAccumulator", "truncated_dot", "truncated_dot_running"),
     "inputs": ("INPUT_KINDS", "INPUT_LABELS", "InputKind", "make_inputs"),
@@ -61,7 +64,6 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "names": ("METHOD_LABELS", "METHODS", "Method", "UPDATE_LABELS", "UPDATE_METHODS", "UpdateMethod"),
     "order": ("random_orders", "shuffled_totals", "sorted_totals", "totals_in_orders", "tree_reduction"),
     "race": ("RACE_METHODS", "RACE_N", "Race", "run_race"),
-    "rounding": ("add_exact", "round_exact", "to_format"),
     "sweep": ("Sweep", "log_grid", "run_sweep"),
     "updates": ("bytes_per_weight", "constant_updates", "exact_trajectory", "lost_below", "noisy_updates",
                 "update_trajectory"),

@@ -37,9 +37,9 @@ import numpy as np
 
 from .blocks import BlockFormat, Quantized, element_quantum, quantize
 from .exact import exact_sum
+from .exact_rounding import round_exact
 from .formats import FP32, Format
 from .hardware import TruncatedAccumulator
-from .rounding import round_exact
 from .textbook import truncating_step
 
 Accumulator = Format | TruncatedAccumulator

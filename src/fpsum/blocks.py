@@ -50,8 +50,10 @@ from typing import Literal
 
 import numpy as np
 
+from .array_rounding import to_format
+from .exact_rounding import round_exact
 from .formats import E2M1, E2M3, E3M2, E4M3, E5M2, FP32, Format
-from .rounding import round_exact, round_quotient, to_format
+from .rounded_once import round_quotient
 
 ScaleKind = Literal["e8m0", "e4m3"]
 E8M0_LOWEST, E8M0_HIGHEST = -127, 127  # the exponents of E8M0's smallest and largest values

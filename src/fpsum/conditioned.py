@@ -37,9 +37,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .array_rounding import to_format
 from .exact import exact_running
 from .formats import Format
-from .rounding import to_format
 
 CONDITIONED_STREAM = 0x434E  # keeps the generator's draws apart from the other seeded streams
 MAX_LOG2_KAPPA = 1000

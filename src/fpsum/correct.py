@@ -26,9 +26,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from .array_rounding import to_format
 from .exact import exact_running
+from .exact_rounding import round_exact
 from .formats import FP64, Format
-from .rounding import _two_sum, round_exact, to_format
+from .stochastic_rounding import _two_sum
 
 
 def _check(values: np.ndarray, fmt: Format) -> None:
@@ -123,7 +125,7 @@ def _fp64_sums(rows: np.ndarray, running: bool) -> np.ndarray:
     """The exact sum of each prefix (or row) of finite float64 values, rounded once to float64 (nearest).
 
     :func:`fpsum.exact.exact_running`, unless a sum could leave float64's
-    range: then exact integers and :func:`fpsum.rounding.round_exact`,
+    range: then exact integers and :func:`fpsum.exact_rounding.round_exact`,
     which overflows to +-inf (slow, and only for values near the limit).
     """
     n = rows.shape[-1]

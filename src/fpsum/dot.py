@@ -13,7 +13,7 @@ Why float64 is enough: a product of two values of at most 24 significant
 bits (FP32 and every narrower input format) has at most 48, and its
 exponent lies between 2**-298 and 2**256, far inside float64's normal
 range.  So ``x * y`` in float64 is the exact product, and rounding that
-float64 value to ``acc`` with :func:`fpsum.rounding.to_format` rounds the
+float64 value to ``acc`` with :func:`fpsum.array_rounding.to_format` rounds the
 exact product once, correctly.
 
 Leading axes are independent dot products and are vectorised over; the
@@ -27,10 +27,11 @@ from fractions import Fraction
 
 import numpy as np
 
+from .array_rounding import to_format
 from .exact import exact_running
 from .formats import FORMATS, Format
 from .methods import DEFAULT_BLOCK, Method, running_totals, total
-from .rounding import add_rounded, to_format
+from .rounded_once import add_rounded
 
 INPUT_FORMATS: tuple[str, ...] = ("fp16", "bf16", "e4m3", "e5m2", "fp32")
 ACCUMULATORS: tuple[str, ...] = ("fp16", "bf16", "fp32", "fp64")
@@ -99,7 +100,7 @@ def products(x: np.ndarray, y: np.ndarray, acc: Format) -> np.ndarray:
 
     ``x`` and ``y`` have one input format's dtype and one shape.  The float64
     product is exact (see the module docstring), so rounding it with
-    :func:`fpsum.rounding.to_format` is the correctly rounded product, the
+    :func:`fpsum.array_rounding.to_format` is the correctly rounded product, the
     result of IEEE multiplication in ``acc`` of the two values.  Special
     values are IEEE's: NaN times anything and inf * 0 are NaN, inf times a
     nonzero value is +-inf, a product beyond ``acc``'s range overflows to

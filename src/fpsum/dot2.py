@@ -16,7 +16,7 @@ nor Python 3.11 has an FMA, so it is built from arithmetic that is exact:
   exact (48 bits, exponents far inside float64's range), and so is the
   float64 difference of that product and ``h``, a number of at most 48
   bits on the product's grid.  Rounding it once to the format
-  (:func:`fpsum.rounding.to_format`) is the FMA's single rounding.
+  (:func:`fpsum.array_rounding.to_format`) is the FMA's single rounding.
 - FP64: the product needs 106 bits, more than float64 holds, so the error
   comes from Dekker's TwoProduct with Veltkamp's splitting, which uses no
   FMA and is exact while no split overflows and no partial product falls
@@ -37,9 +37,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from .array_rounding import to_format
 from .cascaded import two_sum_error
+from .exact_rounding import round_exact
 from .formats import FORMATS, FP64, Format
-from .rounding import round_exact, to_format
 
 _SPLIT = 2.0**27 + 1.0
 """Veltkamp's constant for float64: splits a double into two halves of at most 26 significant bits."""

@@ -53,7 +53,7 @@ import numpy as np
 
 from .dot import check_pair, exact_products
 from .formats import FP32
-from .rounding import add_rounded
+from .rounded_once import add_rounded
 
 FLOAT64_BITS = 53
 SMALLEST_TERM = 2.0**-300  # below every nonzero exact product (FP32 subnormals squared are 2**-298) and sum
@@ -193,7 +193,7 @@ def _into_fp32(narrow: np.ndarray) -> np.ndarray:
     ``narrow`` is ``(G, N)``, the result ``(G + 1, N)``.
 
     Narrow sums that FP32 holds exactly make this FP32 addition, one running
-    sum; others go through :func:`fpsum.rounding.add_rounded`, one at a time.
+    sum; others go through :func:`fpsum.rounded_once.add_rounded`, one at a time.
     An overflow is +-inf and stays (a finite narrow sum cannot undo it).
     """
     out = np.zeros((narrow.shape[0] + 1,) + narrow.shape[1:])

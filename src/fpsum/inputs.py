@@ -13,8 +13,8 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from .array_rounding import to_format
 from .formats import Format
-from .rounding import to_format
 
 InputKind = Literal["uniform", "ones", "normal", "squares", "exp", "symmetric"]
 INPUT_KINDS: tuple[InputKind, ...] = get_args(InputKind)

@@ -63,7 +63,7 @@ def _exact_dtype(a: np.ndarray, b: np.ndarray) -> type:
     to below 2**128: bounded by the largest and smallest finite nonzero
     magnitudes of each matrix.  Half the memory traffic, and float32 casts
     to the narrow accumulators in one rounding, where float64 needs
-    :func:`fpsum.rounding.to_format`'s two steps.  NaN and inf multiply the
+    :func:`fpsum.array_rounding.to_format`'s two steps.  NaN and inf multiply the
     same way in both.
     """
     if 2 * input_format(a.dtype).precision > 24:

@@ -13,7 +13,7 @@ free transformations in the format, and the best any method can do.
 
 Arithmetic is the dtype's own: NumPy's float16 and ml_dtypes' types add in
 float32 and round once, which is correctly rounded (checked bit for bit
-against :func:`fpsum.rounding.add_exact` in the tests).  NaN and overflow
+against :func:`fpsum.exact_rounding.add_exact` in the tests).  NaN and overflow
 follow the format: an FP16 sum of large values reaches inf and stays there,
 an E4M3 one becomes NaN.
 

@@ -9,7 +9,7 @@ Two routes lead to that rounding, and the second is taken only where the
 first could differ from it:
 
 * **Through the nearest double.**  ``float()`` rounds a plain decimal
-  correctly to the nearest double ``d``, and :func:`~fpsum.rounding.to_format`
+  correctly to the nearest double ``d``, and :func:`~fpsum.array_rounding.to_format`
   rounds ``d`` correctly to the format.  Two roundings give the rounding of
   the exact value unless ``d`` is itself a midpoint of the format: every
   midpoint of a format of at most 53 bits is a double, so a midpoint strictly
@@ -21,7 +21,7 @@ first could differ from it:
   largest finite value, for fractions and for any token that is not a plain
   ASCII decimal (``float()`` would read ``1_000`` or Unicode digits, which
   the exact reader decides on): the exact rational, rounded by
-  :func:`~fpsum.rounding.round_exact`.  A decimal whose exponent puts it far
+  :func:`~fpsum.exact_rounding.round_exact`.  A decimal whose exponent puts it far
   beyond every format (above 10**400 or below 10**-400 in magnitude) is read
   as +-10**+-400, which every format rounds the same way (overflow, or a
   signed zero), so ``1e1000000`` costs no more than ``1e400``.
@@ -39,8 +39,10 @@ from typing import TextIO, TypeVar
 
 import numpy as np
 
+from .array_rounding import to_format
+from .exact_rounding import round_exact
 from .formats import Format
-from .rounding import on_midpoint, round_exact, to_format
+from .rounded_once import on_midpoint
 
 T = TypeVar("T")
 

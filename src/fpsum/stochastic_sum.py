@@ -31,9 +31,9 @@ def stochastic_running(values: np.ndarray, fmt: Format, seed: int = 0) -> np.nda
     addition, from NumPy's PCG64 stream for ``(ROUNDING_STREAM, seed)``: a
     stream of its own, because draws equal to the ones that made the inputs
     (same seed) would be correlated with them and bias every rounding.  See
-    :func:`fpsum.rounding.stochastic_round` for overflow, NaN and -0.
+    :func:`fpsum.stochastic_rounding.stochastic_round` for overflow, NaN and -0.
 
-    The result is :func:`fpsum.rounding.stochastic_round` applied once per
+    The result is :func:`fpsum.stochastic_rounding.stochastic_round` applied once per
     input, bit for bit; up to FP32 it is computed a run of inputs at a time
     (:func:`_stochastic_runs`).
     """
@@ -73,10 +73,10 @@ def _stochastic_steps(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.nd
 def _stochastic_runs(rows: np.ndarray, fmt: Format, draws: np.ndarray) -> np.ndarray:
     """Stochastic running totals (float32) along ``rows`` (trials of ``fmt``, FP32 or narrower), a run at a time.
 
-    Each trial keeps its own place and total.  :func:`fpsum.rounding.stochastic_run`
+    Each trial keeps its own place and total.  :func:`fpsum.stochastic_rounding.stochastic_run`
     rounds the next inputs as if the sums stayed in the binade of the first
     one, all at once, and says how many totals that got right; a trial moves
-    on by that many, or by one step of :func:`fpsum.rounding.stochastic_round`
+    on by that many, or by one step of :func:`fpsum.stochastic_rounding.stochastic_round`
     where it got none.  The runs lengthen while trials use them whole and
     shorten when totals wander across binades, between ``RUN_MIN`` and
     ``RUN_LIMIT``.  The same bits as :func:`_stochastic_steps`: the same

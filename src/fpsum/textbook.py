@@ -10,7 +10,7 @@ can be checked by reading it against the textbook definition.
 
 These loops are what the tests hold the vectorised methods of
 :mod:`fpsum.methods` to, bit for bit, and what the pages show first.  They
-share nothing with :mod:`fpsum.methods` but :func:`fpsum.rounding.add_exact`,
+share nothing with :mod:`fpsum.methods` but :func:`fpsum.exact_rounding.add_exact`,
 which the tests hold to NumPy's and ml_dtypes' arithmetic.  They are slow
 (one exact integer addition per operation): for reading and checking, not
 for sweeps.
@@ -22,12 +22,12 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
+from .exact_rounding import add_exact, round_exact
 from .formats import FP32, Format
-from .rounding import add_exact, round_exact
 
 
 def add(a: float, b: float, fmt: Format) -> float:
-    """``a + b`` rounded once to ``fmt``: :func:`fpsum.rounding.add_exact`.
+    """``a + b`` rounded once to ``fmt``: :func:`fpsum.exact_rounding.add_exact`.
 
     NaN in, NaN out; inf + -inf is NaN; an infinite operand passes through
     (NaN in E4M3); an exact zero sum is +0.0 unless both operands are -0.0.
@@ -67,7 +67,7 @@ def naive(xs: Sequence[float], fmt: Format) -> list[float]:
 def stochastic(xs: Sequence[float], draws: Sequence[float], fmt: Format) -> list[float]:
     """Recursive summation with stochastic rounding, from ``s = +0``: the running totals, one draw per input.
 
-    Each exact sum ``s + x`` is rounded by :func:`fpsum.rounding.round_exact`
+    Each exact sum ``s + x`` is rounded by :func:`fpsum.exact_rounding.round_exact`
     in its stochastic mode with that input's draw (in [0, 1)): up, towards
     +inf, when the draw is below the fraction of the gap the sum has covered.
     A sum beyond the largest finite value rounds to nearest instead, so it

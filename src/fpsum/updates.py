@@ -23,11 +23,13 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .array_rounding import to_format
 from .exact import exact_running
 from .formats import FP32, Format
 from .methods import ROUNDING_STREAM
 from .names import UPDATE_METHODS, UpdateMethod
-from .rounding import add_rounded, stochastic_round, stochastic_round_bits, to_format
+from .rounded_once import add_rounded
+from .stochastic_rounding import stochastic_round, stochastic_round_bits
 
 
 def bytes_per_weight(method: UpdateMethod, fmt: Format) -> int:
@@ -65,7 +67,7 @@ MOST_STEPS_TRIED = 4096  # steps tried at once by _until_moved: a few hundred kB
 
 
 def _add_rounded32(a: np.ndarray, b: np.ndarray, fmt: Format) -> np.ndarray:
-    """Float32 ``a + b`` rounded once to ``fmt`` (up to FP32), as :func:`fpsum.rounding.add_rounded` rounds it.
+    """Float32 ``a + b`` rounded once to ``fmt`` (up to FP32), as :func:`fpsum.rounded_once.add_rounded` rounds it.
 
     In float32 arithmetic, a few operations where the float64 route takes
     thirty: Knuth's TwoSum gives ``hi + lo == a + b`` exactly wherever hi is
@@ -73,7 +75,7 @@ def _add_rounded32(a: np.ndarray, b: np.ndarray, fmt: Format) -> np.ndarray:
     hi's last bit is even) and then to nearest in a format at least two bits
     narrower is one rounding to nearest.  For FP32 itself hi is the answer.
     NaN, inf, overflow (+-inf, NaN in E4M3) and signed zeros as
-    :func:`fpsum.rounding.add_rounded`: an infinite or NaN hi, whose lo is
+    :func:`fpsum.rounded_once.add_rounded`: an infinite or NaN hi, whose lo is
     NaN, is left as it is, and a float32 overflow overflows every narrower format.
     """
     hi: np.ndarray = a + b
@@ -130,7 +132,7 @@ def update_trajectory(
     even, except where ``stochastic`` says otherwise:
 
     * ``nearest``: ``w = RN(w + u)``, one rounding of the exact sum
-      (:func:`fpsum.rounding.add_rounded`: the FP32 update is not a value of ``fmt``);
+      (:func:`fpsum.rounded_once.add_rounded`: the FP32 update is not a value of ``fmt``);
     * ``kahan``, in this order, with ``c = +0`` at the start::
 
           y = RN(u - c)        # the update, less what the last steps lost
@@ -140,12 +142,12 @@ def update_trajectory(
 
       ``c`` is stored in ``fmt``, so a weight costs two of its words.  Only
       the first operation sees an FP32 operand;
-    * ``stochastic``: ``w = SR(w + u)`` (:func:`fpsum.rounding.stochastic_round`),
+    * ``stochastic``: ``w = SR(w + u)`` (:func:`fpsum.stochastic_rounding.stochastic_round`),
       one uniform draw per weight and step from NumPy's PCG64 stream for
       ``(ROUNDING_STREAM, seed)``, drawn step by step (the same numbers as
       one draw of shape ``updates.shape``).  ``seed`` is used by this method only;
       so is ``sr_bits``: given r, the rounding uses r random bits instead
-      (:func:`fpsum.rounding.stochastic_round_bits`, whole draws in
+      (:func:`fpsum.stochastic_rounding.stochastic_round_bits`, whole draws in
       ``[0, 2**r)`` from the same stream), and an update below ``2**-r`` of
       the gap never moves the weight;
     * ``master``: ``m = RN_fp32(m + u)``, and the stored weight ``RN(m)``.
