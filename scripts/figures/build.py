@@ -26,6 +26,7 @@ from . import (
     error_vs_n,
     exercises,
     formats_table,
+    guided,
     kahan_limits,
     looks_css,
     matmul_error,
@@ -49,7 +50,7 @@ from .record import Built, Record
 
 BUILDERS = (error_vs_n, matmul_error, kahan_limits, dot_error, block_errors, promotion, weight_updates, conditioning,
             sum_order, blocked, races, spacing, formats_table, stochastic_race, stagnation, neumaier, dot_accuracy,
-            exercises, numbers, block_outliers, element_values, snippets, site_info, looks_css, playground)
+            exercises, numbers, guided, block_outliers, element_values, snippets, site_info, looks_css, playground)
 """Every builder module, the slowest first: a build with no times recorded (a fresh clone) starts their
 records first (:func:`longest_first`), so no core is left with a long one at the end."""
 
