@@ -362,13 +362,64 @@ def test_the_engineer_path_goes_to_the_advice_in_a_few_stops(site_dir: Path) -> 
             assert f'id="{anchor}"' in (site_dir / page).read_text(encoding="utf-8"), link
 
 
+COURSE_PAGES = [*TOPIC_PAGES, "playground.html"]
+"""The pages a course takes in the navigation's order: the topic pages and the playground's guided experiments."""
+
+
 def test_the_course_path_takes_every_topic_page_in_the_order_of_the_site(site_dir: Path) -> None:
-    links = [link.split("#")[0] for link in path_links(site_dir, "course")]
-    nav = [p for p in doc_pages() if p in TOPIC_PAGES]
+    """The navigation owns the order; the home page's course path follows it (issue 39: formats second,
+    then the playground's guided experiments, before the longer pages).
+    """
+    full = path_links(site_dir, "course")
+    links = [link.split("#")[0] for link in full]
+    nav = [p for p in doc_pages() if p in COURSE_PAGES]
     html = (site_dir / HOME).read_text(encoding="utf-8")
     order = sorted(nav, key=lambda p: html.index(f'href="{p}"', html.index('class="md-nav__list"')))
-    assert [p for p in links if p in TOPIC_PAGES] == order, links
+    assert [p for p in links if p in COURSE_PAGES] == order, links
+    assert links[:3] == ["accumulation-error.html", "formats.html", "playground.html"], links
+    assert "playground.html#guided-experiments" in full, full
     assert "teaching.html" in links, "the course path names the instructors' page"
+
+
+LONG_PAGE_WORDS = 4000
+"""A topic page longer than this, in words of its Markdown, folds its Code section (issue 39)."""
+LONG_PAGES = [name for name in TOPIC_PAGES
+              if len((Path(__file__).parents[1] / "docs" / name.replace(".html", ".md")).read_text().split())
+              > LONG_PAGE_WORDS]
+
+
+def test_the_longest_pages_are_long() -> None:
+    assert {"accumulation-error.html", "in-practice.html"} <= set(LONG_PAGES), LONG_PAGES
+
+
+@pytest.mark.parametrize("name", LONG_PAGES)
+def test_a_long_pages_code_is_folded_and_still_found_by_search(site_dir: Path, name: str) -> None:
+    """On a long page the Code section's code is in one folded block (an introduction may stay above it),
+    whose headings the search index still finds.
+    """
+    import json
+
+    html = (site_dir / name).read_text(encoding="utf-8")
+    code = html[html.index('<h2 id="code">'):]
+    code = code[:code.index("<h2 ", 1)]
+    folded = re.search(r"<details[^>]*>(.*)</details>", code, re.S)
+    assert folded and not re.search(r"<details[^>]*\bopen\b", code), f"{name}: its Code is not folded"
+    assert "<pre" not in code[:code.index("<details")], f"{name}: code shown above the fold"
+    index = json.loads((site_dir / "search" / "search_index.json").read_text())["docs"]
+    located = {d["location"] for d in index}
+    inside = re.findall(r'<h3 id="([^"]+)"', folded.group(1))
+    for anchor in inside:
+        assert f"{name}#{anchor}" in located, f"search does not find {name}#{anchor}"
+
+
+def test_no_topic_page_repeats_another_ones_figure(site_dir: Path) -> None:
+    """A figure is drawn on one topic page; another one links to it (issue 39: the repeated error plot)."""
+    seen: dict[str, str] = {}
+    for name in TOPIC_PAGES:
+        html = (site_dir / name).read_text(encoding="utf-8")
+        for figure in set(re.findall(r'<figure[^>]* id="(fig-[^"]+)"', html)):
+            assert figure not in seen, f"{figure} is on {seen.get(figure)} and on {name}"
+            seen[figure] = name
 
 
 def test_the_takeaway_says_where_the_sum_stops_and_what_to_do(site_dir: Path) -> None:

@@ -33,15 +33,20 @@ export function ticks(lo, hi, count) {
 }
 
 /**
- * A tick's label: grouped digits, or a short exponent form for very large or small values.
- * @param {number} value
- * @returns {string}
+ * The labels of one axis's ticks, all in one number style: grouped digits and plain decimals
+ * (`500,000`, `0.001`), or, when any tick is a million or more or below 0.001, every tick with
+ * a short exponent (`5e5`, `1.5e6`). Zero is `0` in either style; at most three significant digits.
+ * @param {number[]} values
+ * @returns {string[]}
  */
-function label(value) {
-  if (value === 0) return "0";
-  const size = Math.abs(value);
-  if (size >= 1e6 || size < 1e-3) return value.toExponential(0).replace("e+", "e");
-  return Number.isInteger(value) ? grouped(value) : String(Number(value.toPrecision(3)));
+export function axisLabels(values) {
+  const short = (/** @type {number} */ v) => Number(v.toPrecision(3));
+  const exponent = values.some((v) => v !== 0 && (Math.abs(v) >= 1e6 || Math.abs(v) < 1e-3));
+  return values.map((v) => {
+    if (v === 0) return "0";
+    if (exponent) return short(v).toExponential().replace("e+", "e");
+    return Number.isInteger(v) ? grouped(v) : String(short(v));
+  });
 }
 
 /**
@@ -111,23 +116,29 @@ export function chart(outcome, width, description) {
 
   const grid = [];
   const labels = [];
-  for (const v of ticks(lo, hi, 4)) {
+  const totalTicks = ticks(lo, hi, 4);
+  axisLabels(totalTicks).forEach((text, i) => {
+    const v = totalTicks[i];
     grid.push(`M${MARGIN.left} ${y(v).toFixed(1)}H${width - MARGIN.right}`);
-    labels.push(svg("text", { x: MARGIN.left - 6, y: y(v) + 4, "text-anchor": "end" }, [label(v)]));
-  }
+    labels.push(svg("text", { x: MARGIN.left - 6, y: y(v) + 4, "text-anchor": "end" }, [text]));
+  });
   const decades = [];
   for (let d = lowDecade; d <= highDecade; d++) decades.push(d);
   const every = Math.ceil((FONT + 2) / strip); // label a decade only where there is room for its text
+  const labelled = decades.filter((d) => (highDecade - d) % every === 0);
+  const decadeLabels = axisLabels(labelled.map((d) => 10 ** d));
+  const decadeText = new Map(labelled.map((d, i) => [d, decadeLabels[i]]));
   for (const d of [null, ...decades]) {
     const v = d === null ? 0 : 10 ** d;
     grid.push(`M${MARGIN.left} ${ey(v).toFixed(1)}H${width - MARGIN.right}`);
-    if (d !== null && (highDecade - d) % every !== 0) continue;
-    labels.push(svg("text", { x: MARGIN.left - 6, y: ey(v) + 4, "text-anchor": "end" }, [d === null ? "0" : label(v)]));
+    const text = d === null ? "0" : decadeText.get(d);
+    if (text !== undefined) labels.push(svg("text", { x: MARGIN.left - 6, y: ey(v) + 4, "text-anchor": "end" }, [text]));
   }
-  for (const v of ticks(1, n, Math.max(2, Math.floor(plotW / 90)))) {
-    if (v < 1) continue;
-    labels.push(svg("text", { x: x(v), y: height - 10, "text-anchor": "middle" }, [label(v)]));
-  }
+  // The inputs added are whole: no tick between two of them.
+  const stepTicks = ticks(1, n, Math.max(2, Math.floor(plotW / 90))).filter((v) => v >= 1 && Number.isInteger(v));
+  axisLabels(stepTicks).forEach((text, i) => {
+    labels.push(svg("text", { x: x(stepTicks[i]), y: height - 10, "text-anchor": "middle" }, [text]));
+  });
   const stallOf = results.find((r) => r.method === "naive");
   const guides = [];
   const stallLabel = [];

@@ -7,7 +7,7 @@
  * input), and `data-ran-in` is `worker` or `page`.
  */
 
-import { FORMATS, firstLostStep, formatShortest, inputsMatchFpsum, isLost, parseNumbers, traceStep } from "../core/index.js";
+import { FORMATS, firstLostStep, getFormat, formatShortest, inputsMatchFpsum, isLost, parseNumbers, traceStep } from "../core/index.js";
 import { chart, legend } from "./chart.js";
 import { commandFor } from "./command.js";
 import { el, grouped } from "./dom.js";
@@ -122,9 +122,24 @@ export function start(root, scriptUrl) {
     }).observe(results);
   }
 
+  // After a failed run the results of the last one that worked stay, marked as such in words and looks.
+  const staleNote = el("p", { class: "fpsum-pg-stale" }, [
+    "These are the results of the previous run: the last one failed (see the message above the results)."]);
+  const markStale = () => {
+    if (!last || !results.parentElement) return;
+    const box = /** @type {HTMLElement} */ (results.parentElement);
+    box.setAttribute("data-stale", "");
+    if (!staleNote.isConnected) results.before(staleNote);
+  };
+  const unmarkStale = () => {
+    results.parentElement?.removeAttribute("data-stale");
+    staleNote.remove();
+  };
+
   /** @param {string} message */
   const fail = (message) => {
     problem.textContent = message;
+    markStale();
     status.textContent = "";
     progress.classList.add("fpsum-pg-idle");
     root.setAttribute("data-state", "error");
@@ -137,6 +152,7 @@ export function start(root, scriptUrl) {
   const show = (e, outcome) => {
     last = { experiment: e, outcome };
     chartWidth = 0;
+    unmarkStale();
     const link = el("a", { href: toQuery(e), class: "fpsum-pg-link" }, ["Link to this experiment"]);
     const notes = [];
     if (e.x === null && !inputsMatchFpsum(e.inputs)) {
@@ -145,7 +161,7 @@ export function start(root, scriptUrl) {
     }
     results.replaceChildren(
       el("div", { class: "fpsum-pg-chart" }), legend(e.methods),
-      resultsTable(outcome, formatLabel(e.format)), ...notes, el("p", {}, [link]));
+      resultsTable(outcome, getFormat(e.format)), ...notes, el("p", {}, [link]));
     requestAnimationFrame(() => setTimeout(drawChart, 0)); // drawn in a task of its own, once laid out
     const cmd = commandFor(e);
     const copy = el("button", { type: "button", class: "md-button fpsum-pg-copy" }, ["Copy the command"]);
@@ -201,7 +217,8 @@ export function start(root, scriptUrl) {
     const { experiment, outcome } = last;
     const method = traceMethod.value;
     const step = traceStep(method, outcome.values, experiment.format, k);
-    traceOut.replaceChildren(el("p", {}, [`${lookOf(method).label}, step ${grouped(k)} of ${grouped(outcome.values.length)}:`]), stepView(step));
+    const where = `${lookOf(method).label}, step ${grouped(k)} of ${grouped(outcome.values.length)}, in ${formatLabel(experiment.format)}:`;
+    traceOut.replaceChildren(el("p", {}, [where]), stepView(step));
   };
   traceForm.addEventListener("submit", (event) => {
     event.preventDefault();

@@ -8,6 +8,7 @@
  */
 
 import { CONSTANT, DEFAULT_BLOCK, FORMATS, INPUT_KINDS, METHODS } from "../core/index.js";
+import { grouped } from "./dom.js";
 
 export { CONSTANT, DEFAULT_BLOCK };
 export const MAX_N = 2 ** 20;
@@ -48,6 +49,9 @@ export function srSeedOf(experiment) {
 
 /**
  * A whole number from `text` between `low` and `high`, or a message saying what is wrong.
+ * Digits may be grouped by commas in threes (`8,192`) or written with a decimal exponent
+ * (`1e3`, `2.5e3`) as long as the value is whole; a sign, a fraction (`2.5`, `1e-3`), an
+ * exponent with a fraction (`1e3.5`) or anything else is refused.
  * @param {string} name  the parameter, as the reader sees it
  * @param {string} text
  * @param {number} low
@@ -56,10 +60,23 @@ export function srSeedOf(experiment) {
  */
 export function wholeNumber(name, text, low, high) {
   const trimmed = text.trim();
-  if (!/^\d+$/.test(trimmed)) return `${name} must be a whole number from ${low} to ${high}, not "${text}"`;
-  const value = Number(trimmed);
-  if (value < low || value > high) return `${name} must be from ${low} to ${high}, not ${trimmed}`;
+  const wrong = `${name} must be a whole number from ${grouped(low)} to ${grouped(high)}, not "${text}"`;
+  let value = NaN;
+  if (/^\d+$/.test(trimmed) || /^\d{1,3}(,\d{3})+$/.test(trimmed)) value = Number(trimmed.replace(/,/g, ""));
+  else if (/^\d+(\.\d+)?e\d+$/i.test(trimmed)) value = Number(trimmed);
+  if (!Number.isInteger(value)) return wrong;
+  if (value < low || value > high) return `${name} must be from ${grouped(low)} to ${grouped(high)}, not ${trimmed}`;
   return value;
+}
+
+/**
+ * `text` with the plus sign of each exponent put back where a link's "+" arrived as a space
+ * (`1e 5` from `x=1e+5`): a number never ends in "e", so such a space is no separator.
+ * @param {string} text
+ * @returns {string}
+ */
+export function exponentPlus(text) {
+  return text.replace(/(\d\.?[eE]) (?=\d)/g, "$1+");
 }
 
 /**
@@ -103,9 +120,9 @@ export function fromQuery(search) {
     else experiment[key] = value;
   }
   const c = query.get("c");
-  if (c !== null) experiment.c = c;
+  if (c !== null) experiment.c = exponentPlus(c);
   const x = query.get("x");
-  if (x !== null) experiment.x = x;
+  if (x !== null) experiment.x = exponentPlus(x);
   return { experiment, problems };
 }
 
