@@ -53,22 +53,35 @@ def test_the_commit_is_head_of_the_checkout_built(tmp_path: Path) -> None:
     assert site_info.source_commit(repo / "inner") == "unknown commit"
 
 
-def test_every_footer_names_the_version_and_the_commit(site_dir: Path, built_copy: BuiltCopy) -> None:
-    """The tests' copy is no checkout: its footer says so rather than naming a commit it was not built from."""
-    assert not _is_checkout(built_copy.repo)
-    pages = sorted(site_dir.glob("*.html"))
-    assert len(pages) >= 10
-    for page in pages:
+def footers(site: Path) -> dict[str, list[str]]:
+    """Each page's build line in its footer, by page name."""
+    found = {}
+    for page in sorted(site.glob("*.html")):
         html = page.read_text(encoding="utf-8")
         footer = html[html.index('<div class="md-copyright">'):]
         build = re.findall(r'<div class="fpsum-build">(.*?)</div>', footer[:footer.index("</footer>")], re.S)
-        assert [" ".join(text.split()) for text in build] == [f"Version {VERSION}. Built from an unknown commit."], \
-            page.name
+        found[page.name] = [" ".join(text.split()) for text in build]
+    return found
 
 
-def test_the_bibtex_note_names_the_commit(site_dir: Path) -> None:
-    """The entry's note says which commit the site was built from (here: none known), beside the licences."""
-    note = bibtex_fields(site_dir)["note"]
-    assert note.startswith("Built from an unknown commit.") and "CC BY 4.0" in note, note
-    cite = Page((site_dir / "cite.html").read_text(encoding="utf-8")).text
-    assert f"This is version {VERSION} of the site" in cite and "Built from an unknown commit." in cite
+def test_every_footer_names_the_version_and_the_commit(site_dir: Path, built_copy: BuiltCopy) -> None:
+    """The site built from the repository names its commit; the tests' copy is no checkout, and its footer says
+    so rather than naming a commit it was not built from.
+    """
+    assert not _is_checkout(built_copy.repo)
+    built_from = site_info.commit_phrase(site_info.source_commit(REPO))
+    for site, phrase in ((site_dir, built_from), (built_copy.site, "Built from an unknown commit")):
+        pages = footers(site)
+        assert len(pages) >= 10
+        for name, build in pages.items():
+            assert build == [f"Version {VERSION}. {phrase}."], f"{site.name}/{name}"
+
+
+def test_the_bibtex_note_names_the_commit(site_dir: Path, built_copy: BuiltCopy) -> None:
+    """The entry's note says which commit the site was built from (none known for the copy), beside the licences."""
+    for site, phrase in ((site_dir, site_info.commit_phrase(site_info.source_commit(REPO))),
+                         (built_copy.site, "Built from an unknown commit")):
+        note = " ".join(bibtex_fields(site)["note"].split())
+        assert note.startswith(f"{phrase}.") and "CC BY 4.0" in note, note
+        cite = Page((site / "cite.html").read_text(encoding="utf-8")).text
+        assert f"This is version {VERSION} of the site" in cite and f"{phrase}." in cite

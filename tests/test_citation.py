@@ -21,7 +21,7 @@ from mkdocs.config import load_config
 
 from figures import site_info
 from htmlscan import Page, bibtex_fields
-from repocopy import ADDRESS
+from repocopy import ADDRESS, BuiltCopy
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -87,14 +87,15 @@ def test_the_authors_are_written_in_citation_cff_only() -> None:
     assert isinstance(authors, list) and authors
 
 
-def test_site_url_from_the_environment_gives_the_address_everywhere(site_dir: Path, addressed_site: Path) -> None:
+def test_site_url_from_the_environment_gives_the_address_everywhere(built_copy: BuiltCopy,
+                                                                    addressed_site: Path) -> None:
     """Published at an address: one variable gives it to the BibTeX, the canonical links and the sitemap, and only
-    the site record is rebuilt for it.
+    the site record is rebuilt for it (the address build is of the copy, so it is held to the copy's build).
     """
     log = (addressed_site / "build.log").read_text()
     assert re.search(r"rebuilt 1 \(site [\d.]+ s\)", log), "the address is the site record's parameter, and its alone"
     site = addressed_site / "site"
-    moved, before = bibtex_fields(site), bibtex_fields(site_dir)
+    moved, before = bibtex_fields(site), bibtex_fields(built_copy.site)
     assert moved["url"] == ADDRESS and "url" not in before
     assert {k: v for k, v in moved.items() if k != "url"} == before
     for name in ("cite.html", "index.html", "block-formats.html"):

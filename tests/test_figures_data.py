@@ -137,7 +137,8 @@ def test_bibtex_and_citation_cff_agree(site_dir: Path) -> None:
     assert fields["year"] == str(cff["date-released"])[:4]
     assert fields.get("url") == site_info.site_url_of_the_build()  # mkdocs's site_url, or none: test_citation.py
     assert fields["author"].strip("{}") == cff["authors"][0]["name"]
-    shown = site_info.bibtex(site_info.read_citation(), site_info.site_url_of_the_build())
+    shown = site_info.bibtex(site_info.read_citation(), site_info.site_url_of_the_build(),
+                             site_info.source_commit(REPO))  # site_dir is built from the repository
     assert shown in re.sub(r"<[^>]+>", "", html).replace("&amp;", "&")
 
 
