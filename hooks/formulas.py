@@ -182,7 +182,10 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
         if formula not in _drawn:
             raise PluginError(f"{page.file.src_uri}: formula {formula.tex!r} is in the page, not in its content")
         if index in narrow:
-            classes, inside = both(_drawn[formula].container, _drawn[narrow[index]].container)
+            try:
+                classes, inside = both(_drawn[formula].container, _drawn[narrow[index]].container)
+            except ValueError as error:
+                raise PluginError(f"{page.file.src_uri}: {formula.tex!r} and its narrow form: {error}") from None
             return f'<{tag} class="{classes}">{inside}</{tag}>'
         return f'<{tag} class="arithmatex">{_drawn[formula].container}</{tag}>'
 
