@@ -129,9 +129,9 @@ def built_html(site_dir: Path, page: str) -> str:
 
 
 def linked_sheets(site_dir: Path, page: str) -> list[str]:
-    """The style sheets the built ``page``'s head links, in order, as site paths (404.html links from the root)."""
+    """The style sheets the built ``page``'s head links, in order, as site paths (404.html's from ``./``)."""
     head = HtmlPage(built_html(site_dir, page).split("</head>", 1)[0])
-    return [re.sub(r"^(\.\./|/)+", "", attrs["href"]) for attrs in head.find("link", rel="stylesheet")]
+    return [re.sub(r"^(\.{1,2}/|/)+", "", attrs["href"]) for attrs in head.find("link", rel="stylesheet")]
 
 
 def linked_css(site_dir: Path, page: str) -> str:
