@@ -11,7 +11,10 @@ pymdownx.arithmatex marks each formula (generic mode, no delimiters): a ``span.a
 3. folds each drawing's nested groups into its glyphs (``hooks/flat_svg.py``: the same drawing in
    about half the elements, which the browser styles and lays out on every load), and writes its
    size into its style (``sized``: math.css skips it off screen, and it keeps the size its style gives);
-4. puts each drawing into the written page (``on_post_page``), in place of its TeX, and the
+   and stops the build at a display formula too wide for a phone that has no narrow form
+   (``hooks/formula_forms.py``, which takes each narrow form out of its page in step 1);
+4. puts each drawing into the written page (``on_post_page``), in place of its TeX (a long display
+   formula's with its narrow form's beside it), and the
    outlines of the glyphs the page draws once, in a hidden ``<svg>`` at the top of the article,
    where each formula's ``<use>`` finds them.  It sits inside the content, which
    mkdocs-material's instant navigation swaps for the next page's, so the next page's formulas
@@ -44,6 +47,7 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # mkdocs loads hooks by file path
 from hooks.flat_svg import flatten  # noqa: E402
+from hooks.formula_forms import both, pair, problem, width_ex  # noqa: E402
 from hooks.mathjax_render import Drawn, Formula, RenderError, draw, renderer_digest  # noqa: E402
 
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
@@ -58,6 +62,8 @@ SVG_SIZE = re.compile(r'<svg style="([^"]*)"([^>]*?) width="([^"]+)" height="([^
 
 _wanted: dict[str, list[Formula]] = {}
 """Each page's formulas, in order, by the page's source path (filled anew by every build)."""
+_narrow: dict[str, dict[int, Formula]] = {}
+"""Each page's narrow forms (hooks/formula_forms.py), by the index of the display formula each belongs to."""
 _drawn: dict[Formula, Drawn] = {}
 """This build's drawings (from .cache/formulas/ or Node), emptied with ``_wanted`` as each build starts."""
 
@@ -72,6 +78,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     the renderer's hash anew (an edit of tools/mathjax/render.js draws every formula again).
     """
     _wanted.clear()
+    _narrow.clear()
     _drawn.clear()  # drawn with the last build's renderer, maybe: .cache/formulas/ keys on the renderer
     renderer_digest.cache_clear()
     return config
@@ -86,12 +93,19 @@ def spoken(container: str) -> str:
 
 
 def on_page_content(text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Note the page's formulas; its HTML keeps their TeX until ``on_page_context`` gives the search index words."""
-    _wanted[page.file.src_uri] = [formula_of(m) for m in FORMULA.finditer(text)]
+    """Note the page's formulas, and take out the narrow forms (hooks/formula_forms.py); its HTML keeps the wide
+    forms' TeX until ``on_page_context`` gives the search index their words.
+    """
     if "arithmatex" in FORMULA.sub("", text):
         raise PluginError(f"{page.file.src_uri}: a formula's element is not as pymdownx.arithmatex writes it "
                           "(generic mode, no markup inside)")
-    return text
+    try:
+        paired = pair(text, [(m, formula_of(m)) for m in FORMULA.finditer(text)])
+    except ValueError as error:
+        raise PluginError(f"{page.file.src_uri}: {error}") from None
+    _wanted[page.file.src_uri] = paired.formulas
+    _narrow[page.file.src_uri] = paired.narrow
+    return paired.text
 
 
 def failure_message(error: RenderError) -> str:
@@ -100,7 +114,8 @@ def failure_message(error: RenderError) -> str:
         return str(error)
     lines = []
     for formula, complaint in error.failures.items():
-        pages = sorted(src for src, formulas in _wanted.items() if formula in formulas)
+        pages = sorted(src for src, formulas in _wanted.items()
+                       if formula in formulas or formula in _narrow.get(src, {}).values())
         kind = "display formula" if formula.display else "formula"
         lines.append(f"{', '.join(pages)}: TeX error in {kind} {formula.tex!r}: {complaint}")
     return "\n".join(lines)
@@ -128,7 +143,8 @@ def sized(container: str) -> str:
 
 def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
     """Draw every page's formulas (every page has its HTML by now; none is written yet)."""
-    needed = [formula for formulas in _wanted.values() for formula in formulas if formula not in _drawn]
+    needed = [formula for formulas in (*_wanted.values(), *(n.values() for n in _narrow.values()))
+              for formula in formulas if formula not in _drawn]
     try:
         drawn = draw(needed)
     except RenderError as error:
@@ -137,7 +153,26 @@ def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
         _drawn.update({formula: Drawn(sized(flatten(d.container)), d.glyphs) for formula, d in drawn.items()})
     except ValueError as error:
         raise PluginError(f"a formula's drawing is not as MathJax writes it: {error}") from None
+    check_widths()
     return env
+
+
+def check_widths() -> None:
+    """``PluginError``, one line for each, for a display formula too wide for a phone without a narrow form,
+    and for a narrow form that is too wide or not needed (hooks/formula_forms.py).
+    """
+    lines = []
+    for src, formulas in _wanted.items():
+        for i, formula in enumerate(formulas):
+            if not formula.display:
+                continue
+            narrow = _narrow[src].get(i)
+            narrow_ex = None if narrow is None else width_ex(_drawn[narrow].container)
+            wrong = problem(formula, width_ex(_drawn[formula].container), narrow_ex)
+            if wrong:
+                lines.append(f"{src}: {wrong}")
+    if lines:
+        raise PluginError("\n".join(lines))
 
 
 def glyph_defs(formulas: list[Formula]) -> str:
@@ -174,18 +209,27 @@ def on_post_page(output: str, page: Page, config: MkDocsConfig) -> str:
     formulas = _wanted.get(page.file.src_uri, [])
     if not formulas:
         return output
-    noted = iter(formulas)
+    narrow = _narrow.get(page.file.src_uri, {})
+    noted = iter(enumerate(formulas))
 
     def drawing(match: re.Match[str]) -> str:
-        formula = next(noted, None)
-        if formula is None or formula.display != (match.group(1) == "div"):
+        index, formula = next(noted, (-1, None))
+        tag = match.group(1)
+        if formula is None or formula.display != (tag == "div"):
             raise PluginError(f"{page.file.src_uri}: formula {match.group(2)!r} is in the page, not in its content")
-        return f'<{match.group(1)} class="arithmatex">{_drawn[formula].container}</{match.group(1)}>'
+        if index in narrow:
+            try:
+                classes, inside = both(_drawn[formula].container, _drawn[narrow[index]].container)
+            except ValueError as error:
+                raise PluginError(f"{page.file.src_uri}: {formula.tex!r} and its narrow form: {error}") from None
+            return f'<{tag} class="{classes}">{inside}</{tag}>'
+        return f'<{tag} class="arithmatex">{_drawn[formula].container}</{tag}>'
 
     output, count = FORMULA.subn(drawing, output)
     if count != len(formulas):
         raise PluginError(f"{page.file.src_uri}: {len(formulas)} formulas in its content, {count} in the page")
-    output, found = ARTICLE.subn(lambda m: m.group(0) + glyph_defs(formulas), output, count=1)
+    drawn = [*formulas, *narrow.values()]
+    output, found = ARTICLE.subn(lambda m: m.group(0) + glyph_defs(drawn), output, count=1)
     if not found:
         raise PluginError(f"{page.file.src_uri}: no <article> for the formulas' glyphs (mkdocs-material's template?)")
     return output

@@ -60,11 +60,13 @@ VISIBLE_PROSE_JS = """() => {
 }"""
 # Every formula is drawn: its SVG has a box on screen (or is in a part of the page not shown: a folded
 # answer, a tab not selected), and every glyph it uses finds its outline in the page.
+# A long display formula holds two drawings, its wide and its narrow form, one of them shown (math.css).
 FORMULAS_DRAWN_JS = """() => [...document.querySelectorAll('.arithmatex')].every(f => {
-  const svg = f.querySelector(':scope > mjx-container > svg');
-  if (!svg) return false;
-  const uses = [...svg.querySelectorAll('use')];
+  const svgs = [...f.querySelectorAll(':scope > mjx-container > svg')];
+  if (!svgs.length) return false;
+  const uses = svgs.flatMap(svg => [...svg.querySelectorAll('use')]);
   const found = uses.every(u => document.getElementById((u.getAttribute('xlink:href') || '').slice(1)));
+  const svg = svgs.find(s => s.parentElement.checkVisibility()) || svgs[0];
   const box = svg.getBoundingClientRect();
   return found && (!f.checkVisibility() || (box.width > 0 && box.height > 0));
 })"""
@@ -155,9 +157,9 @@ def built_html(site_dir: Path, page: str) -> str:
 
 
 def linked_sheets(site_dir: Path, page: str) -> list[str]:
-    """The style sheets the built ``page``'s head links, in order, as site paths (404.html links from the root)."""
+    """The style sheets the built ``page``'s head links, in order, as site paths (404.html's from ``./``)."""
     head = HtmlPage(built_html(site_dir, page).split("</head>", 1)[0])
-    return [re.sub(r"^(\.\./|/)+", "", attrs["href"]) for attrs in head.find("link", rel="stylesheet")]
+    return [re.sub(r"^(\.{1,2}/|/)+", "", attrs["href"]) for attrs in head.find("link", rel="stylesheet")]
 
 
 def linked_css(site_dir: Path, page: str) -> str:

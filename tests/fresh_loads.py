@@ -75,7 +75,8 @@ def on_phone(browser: Browser, site_url: str, name: str) -> Measured:
                 continue  # in a folded answer or a hidden tab
             formula.scroll_into_view_if_needed()
             box, drawn = formula.evaluate("""f => {
-              const svg = f.querySelector('mjx-container svg').getBoundingClientRect();
+              const svg = [...f.querySelectorAll('mjx-container')].find(c => c.checkVisibility())
+                .querySelector('svg').getBoundingClientRect();  // a long one's shown form
               return [f.getBoundingClientRect().height, svg.height];
             }""")
             seen.formula_boxes.append((i, box, drawn))

@@ -30,7 +30,8 @@ from browsing import all_pages, formula_count, linked_css
 from repocopy import REPO, BuiltCopy, build_copy
 
 sys.path.insert(0, str(REPO))
-from hooks import flat_svg, mathjax_render  # noqa: E402
+from hooks import flat_svg, formula_forms, mathjax_render  # noqa: E402
+from hooks import formulas as formulas_hook  # noqa: E402
 from hooks.mathjax_render import Formula  # noqa: E402
 
 PAGES = all_pages()
@@ -48,6 +49,7 @@ class Drawing:
     """One ``.arithmatex`` element as built: its tag, and what it holds."""
 
     tag: str
+    classes: list[str] = field(default_factory=list)
     containers: list[dict[str, str]] = field(default_factory=list)
     svgs: list[dict[str, str]] = field(default_factory=list)
     maths: int = 0
@@ -80,7 +82,7 @@ class Built(HTMLParser):
         if self._formula is not None:
             self._inside_formula(tag, values)
         elif "arithmatex" in values.get("class", "").split():
-            self._formula = Drawing(tag=tag)
+            self._formula = Drawing(tag=tag, classes=values.get("class", "").split())
             self._formula_depth = len(self._open)
             self.formulas.append(self._formula)
         if tag not in VOID:
@@ -123,24 +125,124 @@ def test_some_pages_have_formulas_inline_and_displayed(site_dir: Path) -> None:
 @pytest.mark.parametrize("name", PAGES)
 def test_every_formula_holds_an_svg_and_is_named_in_words(site_dir: Path, name: str) -> None:
     """One SVG, which screen readers skip, in a container that is an image named in words (no TeX, no
-    MathML left in the page: its elements cost the reader's browser more than the drawings).
+    MathML left in the page: its elements cost the reader's browser more than the drawings).  A long
+    display formula holds two such containers, its wide and its narrow form (checked below).
     """
     page = built(site_dir, name)
     assert len(page.formulas) == formula_count(site_dir, name)
     for i, formula in enumerate(page.formulas):
         where = f"{name}, formula {i}"
-        assert len(formula.containers) == 1 and len(formula.svgs) == 1, f"{where}: not one mjx-container > svg"
-        container, svg = formula.containers[0], formula.svgs[0]
-        assert container.get("jax") == "SVG"
-        assert (container.get("display") == "true") == (formula.tag == "div"), f"{where}: display mode"
-        box = VIEWBOX.fullmatch(svg.get("viewbox", ""))
-        assert box and float(box[1]) > 0 and float(box[2]) > 0, f"{where}: viewBox {svg.get('viewbox')!r}"
-        assert EX.fullmatch(svg.get("width", "")) and EX.fullmatch(svg.get("height", "")), f"{where}: size"
-        assert svg.get("aria-hidden") == "true", f"{where}: the drawing is not hidden from screen readers"
-        assert container.get("role") == "img", f"{where}: the formula is not an image to screen readers"
-        label = container.get("aria-label", "")
-        assert re.search(r"\w", label) and not TEX.search(label) and "\\" not in label, f"{where}: {label!r}"
+        forms = 2 if any(c.startswith(NARROW_CLASS) for c in formula.classes) else 1
+        assert len(formula.containers) == len(formula.svgs) == forms, f"{where}: not {forms} mjx-container > svg"
+        for container, svg in zip(formula.containers, formula.svgs, strict=True):
+            assert container.get("jax") == "SVG"
+            assert (container.get("display") == "true") == (formula.tag == "div"), f"{where}: display mode"
+            box = VIEWBOX.fullmatch(svg.get("viewbox", ""))
+            assert box and float(box[1]) > 0 and float(box[2]) > 0, f"{where}: viewBox {svg.get('viewbox')!r}"
+            assert EX.fullmatch(svg.get("width", "")) and EX.fullmatch(svg.get("height", "")), f"{where}: size"
+            assert svg.get("aria-hidden") == "true", f"{where}: the drawing is not hidden from screen readers"
+            assert container.get("role") == "img", f"{where}: the formula is not an image to screen readers"
+            label = container.get("aria-label", "")
+            assert re.search(r"\w", label) and not TEX.search(label) and "\\" not in label, f"{where}: {label!r}"
         assert formula.maths == 0, f"{where}: MathML left in the page"
+
+
+# ---------------------------------------------------------------- narrow forms
+
+PHONE_COLUMN_PX = 328
+"""A 360 px phone's column: mkdocs-material pads the text 0.8rem (16 px) each side (issue 39)."""
+PHONE_EX_PX = 0.55 * 16
+"""An ex of the phone's 16 px text, for a font whose x-height is 0.55 em (Liberation Sans' and Roboto's: 0.528)."""
+NARROW_CLASS = "fpsum-narrow-below-"
+
+
+def ex_of(svg: dict[str, str]) -> float:
+    return float(svg["width"].removesuffix("ex"))
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_display_formula_too_wide_for_a_phone_has_a_narrow_form(site_dir: Path, name: str) -> None:
+    """A display formula whose drawing is wider than a phone's column holds a narrow form that fits it; both
+    forms have one name (the wide form's words), and the class that switches them names a width no
+    narrower than the wide drawing (math.css shows the narrow form below it) and no more than an ex wider.
+    """
+    for i, formula in enumerate(built(site_dir, name).formulas):
+        if formula.tag != "div":
+            continue
+        where = f"{name}, formula {i}"
+        wide = ex_of(formula.svgs[0])
+        switch = [c.removeprefix(NARROW_CLASS) for c in formula.classes if c.startswith(NARROW_CLASS)]
+        if wide * PHONE_EX_PX <= PHONE_COLUMN_PX:
+            assert switch == [] and len(formula.svgs) == 1, f"{where}: fits a phone, yet has a narrow form"
+            continue
+        assert len(formula.svgs) == 2 and len(switch) == 1, \
+            f"{where}: {wide:g} ex ({wide * PHONE_EX_PX:.0f} px) wide, wider than a phone's column, and no narrow form"
+        wide_box, narrow_box = formula.containers
+        assert "fpsum-wide" in wide_box.get("class", "") and "fpsum-narrow" in narrow_box.get("class", "")
+        assert ex_of(formula.svgs[1]) * PHONE_EX_PX <= PHONE_COLUMN_PX, f"{where}: its narrow form is too wide"
+        assert wide <= float(switch[0]) < wide + 1, f"{where}: {wide:g} ex wide, switched at {switch[0]} ex"
+        assert wide_box["aria-label"] == narrow_box["aria-label"], f"{where}: the two forms are named apart"
+
+
+def test_math_css_has_a_switch_for_every_width_a_page_names(site_dir: Path) -> None:
+    """Each ``fpsum-narrow-below-N`` class of a page has its container query (N ex) in math.css."""
+    css = (REPO / "docs" / "assets" / "stylesheets" / "math.css").read_text(encoding="utf-8")
+    rules = dict(re.findall(r"@container \(width < (\d+)ex\) \{ div\.fpsum-narrow-below-(\d+) ", css))
+    assert rules and all(a == b for a, b in rules.items())
+    named = {c.removeprefix(NARROW_CLASS) for name in PAGES for f in built(site_dir, name).formulas
+             for c in f.classes if c.startswith(NARROW_CLASS)}
+    assert named and named <= set(rules), sorted(named - set(rules))
+
+
+def test_the_search_index_holds_each_formula_once(site_dir: Path) -> None:
+    """A narrow form is the wide one drawn again: the index holds the wide form's TeX alone, never the mark."""
+    index = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+    text = " ".join(doc["text"] for doc in index["docs"])
+    assert "% narrow" not in text and "x_{\\min}^{\\text{subnormal}}" in text
+
+
+def paired(html_text: str) -> formula_forms.Paired:
+    found = [(m, formulas_hook.formula_of(m)) for m in formulas_hook.FORMULA.finditer(html_text)]
+    return formula_forms.pair(html_text, found)
+
+
+def test_a_narrow_form_is_taken_out_of_the_page_and_paired_with_the_formula_before_it() -> None:
+    page = ('<p>a <span class="arithmatex">x</span></p>\n<div class="arithmatex">a + b + c</div>\n'
+            '<div class="arithmatex">% narrow\n\\begin{gathered} a + b \\\\ + c \\end{gathered}</div>\n<p>so</p>')
+    result = paired(page)
+    assert result.text == page[:page.index('\n<div class="arithmatex">%')] + "\n<p>so</p>"
+    assert result.formulas == [Formula("x", False), Formula("a + b + c", True)]
+    assert result.narrow == {1: Formula("\\begin{gathered} a + b \\\\ + c \\end{gathered}", True)}
+
+
+@pytest.mark.parametrize("page", [
+    '<div class="arithmatex">% narrow\na</div>',
+    '<div class="arithmatex">a</div><p>text</p><div class="arithmatex">% narrow\na</div>',
+    '<p><span class="arithmatex">a</span></p><div class="arithmatex">% narrow\na</div>',
+    '<div class="arithmatex">a</div><div class="arithmatex">% narrow\na</div><div class="arithmatex">% narrow\nb</div>',
+])
+def test_a_narrow_form_that_follows_no_display_formula_is_refused(page: str) -> None:
+    with pytest.raises(ValueError, match="narrow form follows no display formula"):
+        paired(page)
+
+
+def test_a_long_formula_without_a_narrow_form_stops_the_build_in_one_line(built_copy: BuiltCopy,
+                                                                         tmp_path: Path) -> None:
+    """So is a narrow form that is itself too wide; each names its page and formula."""
+    repo = tmp_path / "repo"
+    shutil.copytree(built_copy.repo, repo, symlinks=True)
+    page = repo / "docs" / "cite.md"
+    long = " + ".join(f"x_{{{i}}}" for i in range(1, 16))
+    page.write_text(page.read_text(encoding="utf-8") + f"\n$$\n{long}\n$$\n\n$$\ny = {long}\n$$\n\n"
+                    f"$$\n% narrow\n{long} + z\n$$\n", encoding="utf-8")
+    result = build_copy(repo, tmp_path / "site")
+    errors = [line for line in result.stderr.splitlines() if line.startswith("ERROR")]
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert len(errors) == 1, "\n".join(errors)
+    lines = result.stderr[result.stderr.index(errors[0]):].splitlines()[:2]
+    assert all(line.count("cite.md") == 1 for line in lines), lines
+    assert "x_{15}' is" in lines[0] and "wider than a phone's column" in lines[0] and "write its narrow" in lines[0]
+    assert "the narrow form of 'y = x_{1}" in lines[1] and "wider than a phone's column" in lines[1]
 
 
 @pytest.mark.parametrize("name", PAGES)
@@ -215,7 +317,7 @@ def test_no_drawing_holds_a_group_that_only_moves(site_dir: Path, name: str) -> 
     """Folded: each glyph sits in the outermost group (or in one that colours or links, or in a table)."""
     html = (site_dir / name).read_text(encoding="utf-8")
     containers = re.findall(r"<mjx-container.*?</mjx-container>", html, re.S)
-    assert len(containers) == formula_count(site_dir, name)
+    assert len(containers) == formula_count(site_dir, name) + html.count(NARROW_CLASS)
     moving = [(i, g) for i, c in enumerate(containers) for g in groups_that_only_move(c)]
     assert moving == [], f"{name}: groups that only move their glyphs, (formula, group): {moving[:5]}"
 

@@ -6,6 +6,8 @@ each to 1 px); as soon as the page is parsed (DOMContentLoaded) no text a
 reader sees outside code is TeX; no formula makes the page scroll sideways
 (a long display formula scrolls inside its own box, which then takes the
 keyboard focus).  The same with JavaScript off, and from disk (``file://``).
+On a phone no display formula scrolls: a long one shows its narrow form
+(``hooks/formula_forms.py``); at 1280 px, and printed, each shows its wide one.
 
 The drawing as the pages hold it puts every glyph where MathJax's own drawing
 does (``hooks/flat_svg.py`` folds MathJax's nested groups into the glyphs;
@@ -42,7 +44,9 @@ SMALLEST_PX = 8
 MEASURE_JS = """() => {
   document.querySelectorAll('details').forEach(d => { d.open = true; });
   const displayed = [...document.querySelectorAll('div.arithmatex')].map(f => {
-    const box = f.querySelector(':scope > mjx-container > svg').getBoundingClientRect();
+    const forms = [...f.querySelectorAll(':scope > mjx-container')];  // a long one: its wide and narrow form
+    const shown = forms.find(c => c.checkVisibility()) || forms[0];
+    const box = shown.querySelector(':scope > svg').getBoundingClientRect();
     return {shown: f.checkVisibility(), width: box.width, height: box.height};
   });
   // What a reader sees of a formula: its box, clipped by every box around it that scrolls or clips.
@@ -139,6 +143,70 @@ def test_formulas_are_drawn_without_javascript_and_from_disk(browser: Browser, s
             assert visit.problems() == []
         finally:
             visit.close()
+
+
+# ---------------------------------------------------------------- a long formula's narrow form
+
+# Each display formula a reader can see (the answers unfolded; every block and drawing laid out, which
+# layout.css and math.css skip off screen): how wide its box's content is and how wide what it holds
+# (scrollWidth, clientWidth), and which of its forms show (hooks/formula_forms.py).
+FORMS_JS = """() => {
+  const drawn = document.createElement('style');
+  drawn.textContent = '.md-typeset > *, mjx-container > svg { content-visibility: visible !important; }';
+  document.head.append(drawn);
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const seen = [...document.querySelectorAll('div.arithmatex')].map((f, i) => ({
+    i, visible: f.checkVisibility(), scroll: f.scrollWidth, client: f.clientWidth,
+    wide: !!f.querySelector(':scope > .fpsum-wide'),
+    shown: [...f.querySelectorAll(':scope > mjx-container')].filter(c => c.checkVisibility())
+      .map(c => c.classList.contains('fpsum-narrow') ? 'narrow' : 'wide'),
+  }));
+  drawn.remove();
+  return seen.filter(f => f.visible);
+}"""
+PHONES = [s for s in SCREENS if s.width in (360, 390)]
+DESKTOP = next(s for s in SCREENS if s.width == 1280)
+
+
+def forms_seen(browser: Browser, site_url: str, name: str, screen: Screen, media: str = "screen") -> list[Any]:
+    visit = Visit(browser, site_url, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
+    try:
+        visit.goto(name)
+        visit.page.emulate_media(media=media)  # type: ignore[arg-type]
+        seen: list[Any] = visit.page.evaluate(FORMS_JS)
+        assert visit.problems() == []
+        return seen
+    finally:
+        visit.close()
+
+
+@pytest.mark.parametrize("screen", PHONES, ids=[s.name for s in PHONES])
+@pytest.mark.parametrize("name", PAGES)
+def test_no_display_formula_is_wider_than_a_phones_column(browser: Browser, site_url: str, site_dir: Path,
+                                                          name: str, screen: Screen) -> None:
+    """Issue 39: on a phone a long display formula shows its narrow form, which fits: no formula scrolls
+    sideways (what it holds is no wider than its box), and each shows one form.
+    """
+    if not has_formulas(site_dir, name):
+        pytest.skip("no formula on this page")
+    seen = forms_seen(browser, site_url, name, screen)
+    wider = [(f["i"], f["scroll"], f["client"]) for f in seen if f["scroll"] > f["client"]]
+    assert wider == [], f"{name} at {screen.name}: display formulas wider than their box (index, px, box px): {wider}"
+    assert all(len(f["shown"]) == 1 for f in seen), [f for f in seen if len(f["shown"]) != 1]
+
+
+@pytest.mark.parametrize("media", ["screen", "print"])
+@pytest.mark.parametrize("name", PAGES)
+def test_a_desktop_and_a_printout_show_the_wide_forms(browser: Browser, site_url: str, site_dir: Path,
+                                                      name: str, media: str) -> None:
+    """At 1280 px, and printed, every display formula shows its wide form alone (and nothing of it is cut)."""
+    if not has_formulas(site_dir, name):
+        pytest.skip("no formula on this page")
+    seen = forms_seen(browser, site_url, name, DESKTOP, media)
+    assert [f["i"] for f in seen if f["shown"] != ["wide"]] == [], f"{name}, {media}: not the wide form alone"
+    if media == "screen":
+        wider = [(f["i"], f["scroll"], f["client"]) for f in seen if f["wide"] and f["scroll"] > f["client"]]
+        assert wider == [], f"{name}: long display formulas wider than their box (index, px, box px): {wider}"
 
 
 # ---------------------------------------------------------------- the drawing as folded, and as skipped

@@ -154,7 +154,7 @@ def _panel(ax: Axes, panel: Panel, params: DotErrorParams, palette: Palette, lay
     gammas = np.array([gamma(int(k), u) for k in ks.tolist()])
     bound = gammas * np.median(panel.kappa, axis=0)
     ax.plot(ks, np.where(bound < Y_TOP, bound, np.nan), color=palette.muted, lw=1, ls="--", zorder=1,
-            label="bound γ_K·κ (input-format accumulator)")  # as the caption writes it; mathtext draws it small
+            label="bound γ_K·κ (input-format accumulator)")  # K drawn as a subscript: mpl_subscripts.py
     for name in ACCUMULATORS:
         median = np.median(panel.errors[name], axis=0)
         # An exact median (error 0) has no place on a log axis: the line starts where the error does.

@@ -20,6 +20,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.typing import RcKeyType  # noqa: E402
 from PIL import Image  # noqa: E402
 
+from .mpl_subscripts import subscripts  # noqa: E402
 from .variants import SLIDE_PX  # noqa: E402
 
 RC: dict[RcKeyType, Any] = {"font.family": "DejaVu Sans", "svg.fonttype": "none", "svg.hashsalt": "fpsum",
@@ -54,11 +55,13 @@ def compact_path_data(svg: str) -> str:
 
 
 def svg_bytes(fig: Figure) -> bytes:
-    """Reproducible SVG: fixed hash salt, text kept as text, no date, compact path data."""
+    """Reproducible SVG: fixed hash salt, text kept as text (a label's ``N_c`` drawn as a subscript:
+    :mod:`figures.mpl_subscripts`), no date, compact path data.
+    """
     buffer = io.BytesIO()
     with plt.rc_context(RC):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
-    return compact_path_data(buffer.getvalue().decode("utf-8")).encode("utf-8")
+    return subscripts(compact_path_data(buffer.getvalue().decode("utf-8"))).encode("utf-8")
 
 
 def png_bytes(fig: Figure, width_px: int = SLIDE_WIDTH_PX) -> bytes:
