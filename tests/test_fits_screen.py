@@ -15,6 +15,9 @@ At each screen of ``screens.SCREENS``, in both palettes, on every page, in chrom
   further right than its first); code on a phone is at least 12 px;
 - the copy button covers no code text.
 
+From 600 px up, a code block has room for the longest line of included code
+(``test_shown_code.COLUMNS``), at 0.85em on a desktop.
+
 On a phone every table fits the screen (a wide one as cards, one per row), and
 the column a reader comes to a table for is on the first screen, with its name:
 the formats' stall point, the library table's result and how it adds, the
@@ -39,6 +42,7 @@ from playwright.sync_api import Browser, Page
 
 from browsing import Visit, all_pages, draw_every_block, draw_every_race, set_scheme
 from screens import SCHEMES, SCREENS, Screen
+from test_shown_code import COLUMNS
 
 pytestmark = pytest.mark.browser
 
@@ -387,3 +391,32 @@ def test_the_check_sees_what_sticks_out(browser: Browser, site_url: str) -> None
     finally:
         visit.close()
     assert any(item.startswith("<p ") for item in seen["out"]), seen
+
+
+# The first code block's font size and how many columns its lines have room for (0.602em a column).
+CODE_ROOM_JS = """() => {
+  const code = document.querySelector('article pre > code');
+  const style = getComputedStyle(code);
+  const font = parseFloat(style.fontSize);
+  const room = code.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return {font, columns: room / (0.602 * font)};
+}"""
+
+
+@pytest.mark.parametrize("width", [600, 1280])
+def test_from_a_small_tablet_up_a_block_holds_the_longest_shown_line(
+    browser: Browser, site_url: str, width: int
+) -> None:
+    """At 600 px (a small tablet, a phone on its side) and on a desktop, no line of included code wraps.
+
+    The desktop keeps mkdocs-material's size (0.85em of its 16 px text); no screen goes below 12 px.
+    """
+    visit = Visit(browser, site_url, "accumulation-error.html", viewport={"width": width, "height": 900})
+    try:
+        room = visit.page.evaluate(CODE_ROOM_JS)
+    finally:
+        visit.close()
+    assert room["columns"] >= COLUMNS, f"{width} px: room for {room['columns']:.1f} columns at {room['font']} px"
+    assert room["font"] >= SMALLEST_CODE_PX
+    if width >= 1280:
+        assert room["font"] == pytest.approx(0.85 * 16), f"{width} px: code at {room['font']} px"

@@ -96,10 +96,9 @@ def block_values(xq: Quantized, yq: Quantized) -> list[list[Fraction]]:
 
 
 # --8<-- [start:accumulate]
-def _accumulate_rounded(values: Sequence[Fraction],
-                        acc: Format) -> float:
-    """Block after block, the running sum plus the
-    block's exact value, rounded once to `acc`.
+def _accumulate_rounded(values: Sequence[Fraction], acc: Format) -> float:
+    """Block after block, the running sum plus the block's exact value, rounded
+    once to `acc`.
     """
     total = 0.0
     for value in values:

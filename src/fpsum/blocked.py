@@ -40,30 +40,25 @@ def blocked_sum(values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK) -> 
 
 # --8<-- [start:blocked]
 def blocked_running(
-    values: np.ndarray,
-    fmt: Format,
-    block: int = DEFAULT_BLOCK,
+    values: np.ndarray, fmt: Format, block: int = DEFAULT_BLOCK
 ) -> np.ndarray:
-    """Naive sums within consecutive blocks of `block`
-    inputs, then a naive sum of the block sums.
+    """Naive sums within consecutive blocks of `block` inputs, then a naive sum
+    of the block sums.
 
-    Entry i is the blocked sum of the first i + 1 inputs:
-    the running sum of the complete blocks before it plus
-    the partial sum of its own block. `block` must be at
-    least 1 (1 and >= n are both plain naive sums). NaN, inf
-    and -0.0 behave as in naive summation (the last block is
-    padded with -0.0, which adds nothing, not even a sign).
+    Entry i is the blocked sum of the first i + 1 inputs: the running sum of
+    the complete blocks before it plus the partial sum of its own block.
+    `block` must be at least 1 (1 and >= n are both plain naive sums). NaN, inf
+    and -0.0 behave as in naive summation (the last block is padded with -0.0,
+    which adds nothing, not even a sign).
     """
     _check(values, fmt)
     if block < 1:
-        raise ValueError(
-            f"block size must be at least 1, got {block}")
+        raise ValueError(f"block size must be at least 1, got {block}")
     n = values.shape[-1]
     blocks = -(-n // block)
     rows = values.shape[:-1]
     # x + -0 == x, always
-    padded = np.full(rows + (blocks * block,), -0.0,
-                     dtype=values.dtype)
+    padded = np.full(rows + (blocks * block,), -0.0, dtype=values.dtype)
     padded[..., :n] = values
     with np.errstate(over="ignore", invalid="ignore"):
         by_block = padded.reshape(rows + (blocks, block))
@@ -71,7 +66,6 @@ def blocked_running(
         # sums of complete blocks, naive
         before = np.add.accumulate(within[..., -1], axis=-1)
         totals = within.copy()
-        totals[..., 1:, :] = (before[..., :-1, np.newaxis]
-                              + within[..., 1:, :])
+        totals[..., 1:, :] = before[..., :-1, np.newaxis] + within[..., 1:, :]
     return totals.reshape(padded.shape)[..., :n]
 # --8<-- [end:blocked]

@@ -115,47 +115,40 @@ def _by_block(values: np.ndarray, block: int) -> np.ndarray:
 
 
 # --8<-- [start:mx]
-def mx_scale_exponents(amax: np.ndarray,
-                       element: Format) -> np.ndarray:
-    """floor(log2(amax)) - emax of the element format,
-    clamped to E8M0's exponents; -127 where amax is 0.
+def mx_scale_exponents(amax: np.ndarray, element: Format) -> np.ndarray:
+    """floor(log2(amax)) - emax of the element format, clamped to E8M0's
+    exponents; -127 where amax is 0.
 
-    `amax` finite and non-negative (float64); -0
-    counts as 0.  NaN or inf give a meaningless
-    exponent: quantize() keeps them out.
+    `amax` finite and non-negative (float64); -0 counts as 0.  NaN or inf give
+    a meaningless exponent: quantize() keeps them out.
     """
     # amax = m * 2**e, m in [0.5, 1): floor(log2) = e - 1
     _, exponent = np.frexp(amax)
-    shared = np.where(amax > 0,
-                      exponent - 1 - element.emax,
-                      E8M0_LOWEST)
-    return np.clip(shared, E8M0_LOWEST,
-                   E8M0_HIGHEST).astype(np.int64)
+    shared = np.where(amax > 0, exponent - 1 - element.emax, E8M0_LOWEST)
+    return np.clip(shared, E8M0_LOWEST, E8M0_HIGHEST).astype(np.int64)
 
 
-def _quantize_mx(blocks: np.ndarray, fmt: BlockFormat
-                 ) -> tuple[np.ndarray, np.ndarray,
-                            np.ndarray]:
-    """Elements, values and scales of MX blocks
-    (..., blocks, block).
-    """
+def _quantize_mx(
+    blocks: np.ndarray, fmt: BlockFormat
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Elements, values and scales of MX blocks (..., blocks, block)."""
     broken = ~np.isfinite(blocks).all(axis=-1)
     safe = np.where(broken[..., np.newaxis], 0.0, blocks)
     amax = np.abs(safe).max(axis=-1)
-    scales = np.ldexp(
-        1.0, mx_scale_exponents(amax, fmt.element))
+    scales = np.ldexp(1.0, mx_scale_exponents(amax, fmt.element))
     top = fmt.element.max_finite
     # Exact (a power of two), then clamped: saturation.
-    scaled = np.clip(safe / scales[..., np.newaxis],
-                     -top, top)
+    scaled = np.clip(safe / scales[..., np.newaxis], -top, top)
     elements = to_format(scaled, fmt.element)
     elements = elements.astype(np.float64)
     values = elements * scales[..., np.newaxis]
     # A block holding NaN or inf: a NaN scale, NaN values.
     nan = broken[..., np.newaxis]
-    return (np.where(nan, np.nan, elements),
-            np.where(nan, np.nan, values),
-            np.where(broken, np.nan, scales))
+    return (
+        np.where(nan, np.nan, elements),
+        np.where(nan, np.nan, values),
+        np.where(broken, np.nan, scales),
+    )
 # --8<-- [end:mx]
 
 

@@ -42,23 +42,18 @@ def _check_folds(folds: int) -> None:
 
 
 # --8<-- [start:two_sum]
-def two_sum_error(
-    a: np.ndarray, b: np.ndarray, s: np.ndarray
-) -> np.ndarray:
-    """The rounding error of `s = fl(a + b)`, as TwoSum
-    computes it: `a + b == s + error` exactly.
+def two_sum_error(a: np.ndarray, b: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """The rounding error of `s = fl(a + b)`, as TwoSum computes it:
+    `a + b == s + error` exactly.
 
-    Five more operations in the arrays' own dtype (Knuth's
-    TwoSum without a branch): what `s` took from `b`, and
-    from `a`, and what each lost, added.  Exact for finite
-    operands when nothing overflows, the intermediate
-    `s - a` included: that one can overflow when `b` is
-    within a rounding of the largest value (E5M2:
-    a = -12288, b = 57344), and the error is then NaN.  A
-    NaN or infinite `a`, `b` or `s` gives a NaN error
-    (inf - inf); an exact sum gives a zero error, +0.0 in
-    practice.  Call inside `np.errstate` to silence the
-    warnings.
+    Five more operations in the arrays' own dtype (Knuth's TwoSum without a
+    branch): what `s` took from `b`, and from `a`, and what each lost, added.
+    Exact for finite operands when nothing overflows, the intermediate `s - a`
+    included: that one can overflow when `b` is within a rounding of the
+    largest value (E5M2: a = -12288, b = 57344), and the error is then NaN.  A
+    NaN or infinite `a`, `b` or `s` gives a NaN error (inf - inf); an exact sum
+    gives a zero error, +0.0 in practice.  Call inside `np.errstate` to silence
+    the warnings.
     """
     # the part of s that came from b ...
     b_virtual = s - a
@@ -83,25 +78,23 @@ def two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # --8<-- [start:vec_sum]
 def vec_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
-    """One pass of VecSum along the last axis: the same
-    exact sum, its rounding errors moved to the front.
+    """One pass of VecSum along the last axis: the same exact sum, its rounding
+    errors moved to the front.
 
-    Entry i (from 0) of the result is the error of step
-    i + 1 of the naive running sum (adding input i + 1 to
-    the sum of inputs 0..i), and the last entry is the naive
-    sum itself, as the loop
-    `p[i], p[i - 1] = TwoSum(p[i], p[i - 1])` leaves them.
-    The running sums are one `np.add.accumulate`; every
-    error follows from the sum before a step, the input and
-    the sum after it, all steps at once. NaN and inf: the
-    naive sum as IEEE says, the errors after it NaN.
+    Entry i (from 0) of the result is the error of step i + 1 of the naive
+    running sum (adding input i + 1 to the sum of inputs 0..i), and the last
+    entry is the naive sum itself, as the loop
+    `p[i], p[i - 1] = TwoSum(p[i], p[i - 1])` leaves them. The running sums are
+    one `np.add.accumulate`; every error follows from the sum before a step,
+    the input and the sum after it, all steps at once. NaN and inf: the naive
+    sum as IEEE says, the errors after it NaN.
     """
     _check(values, fmt)
     with np.errstate(over="ignore", invalid="ignore"):
         running = np.add.accumulate(values, axis=-1)
-        errors = two_sum_error(values[..., 1:],
-                               running[..., :-1],
-                               running[..., 1:])
+        errors = two_sum_error(
+            values[..., 1:], running[..., :-1], running[..., 1:]
+        )
         total = running[..., -1:]
         return np.concatenate([errors, total], axis=-1)
 # --8<-- [end:vec_sum]
@@ -109,19 +102,15 @@ def vec_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
 
 # --8<-- [start:sum_k]
 def sum_k(
-    values: np.ndarray,
-    fmt: Format,
-    folds: int = DEFAULT_FOLDS,
+    values: np.ndarray, fmt: Format, folds: int = DEFAULT_FOLDS
 ) -> np.ndarray:
-    """SumK along the last axis: K - 1 passes of
-    `vec_sum()`, then a naive sum (shape
-    `values.shape[:-1]`).
+    """SumK along the last axis: K - 1 passes of `vec_sum()`, then a naive sum
+    (shape `values.shape[:-1]`).
 
-    `folds` is K (at least 1; K = 1 is the naive sum, K = 2
-    is Sum2). The naive sum runs left to right from the
-    first entry, so a single input comes back unchanged
-    (-0.0 included).  NaN and inf propagate into the errors,
-    so a sum that meets one is NaN unless K = 1.
+    `folds` is K (at least 1; K = 1 is the naive sum, K = 2 is Sum2). The naive
+    sum runs left to right from the first entry, so a single input comes back
+    unchanged (-0.0 included).  NaN and inf propagate into the errors, so a sum
+    that meets one is NaN unless K = 1.
     """
     _check(values, fmt)
     _check_folds(folds)

@@ -17,16 +17,13 @@ from .method_checks import _check
 
 
 # --8<-- [start:kahan]
-def kahan_running(
-    values: np.ndarray, fmt: Format
-) -> np.ndarray:
-    """Kahan's compensated summation (Kahan 1965), every
-    operation rounded to `fmt`.
+def kahan_running(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """Kahan's compensated summation (Kahan 1965), every operation rounded to
+    `fmt`.
 
-    The compensation `c` holds the low-order part lost by
-    the last addition, and is subtracted from the next input
-    before it is added. Non-finite values poison `c` as well
-    as `s`: once an inf enters, the result is NaN
+    The compensation `c` holds the low-order part lost by the last addition,
+    and is subtracted from the next input before it is added. Non-finite values
+    poison `c` as well as `s`: once an inf enters, the result is NaN
     (inf - inf), as it would be on hardware.
     """
     _check(values, fmt)
@@ -52,31 +49,26 @@ def kahan_running(
 
 # --8<-- [start:neumaier]
 def _running_from_zero(values: np.ndarray) -> np.ndarray:
-    """`0, fl(0 + x0), fl(fl(0 + x0) + x1), ...` along the
-    last axis, one entry longer than `values`.
+    """`0, fl(0 + x0), fl(fl(0 + x0) + x1), ...` along the last axis, one entry
+    longer than `values`.
 
-    Starting from +0 like a loop with `s = 0` (so a leading
-    -0.0 becomes +0.0).
+    Starting from +0 like a loop with `s = 0` (so a leading -0.0 becomes +0.0).
     """
     zero = np.zeros_like(values[..., :1])
     from_zero = np.concatenate([zero, values], axis=-1)
     return np.add.accumulate(from_zero, axis=-1)
 
 
-def neumaier_running(
-    values: np.ndarray, fmt: Format
-) -> np.ndarray:
-    """Neumaier's improved Kahan-Babuska summation
-    (Neumaier 1974), every operation in `fmt`.
+def neumaier_running(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """Neumaier's improved Kahan-Babuska summation (Neumaier 1974), every
+    operation in `fmt`.
 
-    Like Kahan's, but the lost low-order part is taken from
-    whichever of `s` and `x` is smaller in magnitude, so an
-    input larger than the running sum no longer wipes out
-    the correction.  The compensation is added back at the
-    end: entry i is `fl(s + c)` after i + 1 inputs. The
-    result is bit for bit the textbook loop, but `s` never
-    sees `c`, so `s` and `c` are both plain running sums and
-    no Python loop is needed. Infinities and NaN propagate
+    Like Kahan's, but the lost low-order part is taken from whichever of `s`
+    and `x` is smaller in magnitude, so an input larger than the running sum no
+    longer wipes out the correction.  The compensation is added back at the
+    end: entry i is `fl(s + c)` after i + 1 inputs. The result is bit for bit
+    the textbook loop, but `s` never sees `c`, so `s` and `c` are both plain
+    running sums and no Python loop is needed. Infinities and NaN propagate
     into `c` and give NaN, as with Kahan.
     """
     _check(values, fmt)

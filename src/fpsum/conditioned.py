@@ -132,19 +132,18 @@ class _Draws:
 
 
 # --8<-- [start:generator]
-def _rows(draws: _Draws, top: np.ndarray,
-          spread: np.ndarray, fmt: Format) -> np.ndarray:
-    """The rows for largest-term binades `top` and depths
-    `spread` (both shape `(rows, 1)`), in `fmt.dtype`.
+def _rows(
+    draws: _Draws, top: np.ndarray, spread: np.ndarray, fmt: Format
+) -> np.ndarray:
+    """The rows for largest-term binades `top` and depths `spread` (both shape
+    `(rows, 1)`), in `fmt.dtype`.
 
-    With E = top and b = spread: first-half term i is
-    r * 2**e, e drawn over E - b - p .. E (the first at E,
-    the last at E - b, rounded); term j of the other m is
-    `round(r_j * 2**max(E - b * j / m, q + 1) - S)`, S the
-    exact sum so far and 2**q the smallest subnormal, so
-    the sum falls to about 2**(E - b); its last steps are
-    never smaller than two quanta, though a sum may still
-    come out at one quantum, or 0.
+    With E = top and b = spread: first-half term i is r * 2**e, e drawn over
+    E - b - p .. E (the first at E, the last at E - b, rounded); term j of the
+    other m is `round(r_j * 2**max(E - b * j / m, q + 1) - S)`, S the exact sum
+    so far and 2**q the smallest subnormal, so the sum falls to about
+    2**(E - b); its last steps are never smaller than two quanta, though a sum
+    may still come out at one quantum, or 0.
     """
     rows, half = draws.first.shape
     rest = draws.later.shape[1]
@@ -161,47 +160,36 @@ def _rows(draws: _Draws, top: np.ndarray,
     values[:, :half] = to_format(first, fmt)
     # E - b j / m, down to E - b but not below 2q
     steps = np.arange(1, rest + 1) / rest
-    below = np.maximum(-spread * steps,
-                       quantum_exponent(fmt) + 1 - top)
-    targets = np.ldexp(draws.later * 2.0**below,
-                       top.astype(int))
+    below = np.maximum(-spread * steps, quantum_exponent(fmt) + 1 - top)
+    targets = np.ldexp(draws.later * 2.0**below, top.astype(int))
     for j in range(rest):
         done = half + j
         # S, rounded once to float64
-        so_far = exact_running(values[:, :done],
-                               np.array([done]))[:, 0]
+        so_far = exact_running(values[:, :done], np.array([done]))[:, 0]
         term = targets[:, j] - so_far
         values[:, done] = to_format(term, fmt)
     return values
 
 
 def conditioned_sums(
-    kappa: float | np.ndarray, n: int, fmt: Format,
-    seed: int = 0,
+    kappa: float | np.ndarray, n: int, fmt: Format, seed: int = 0
 ) -> ConditionedSums:
-    """One sum of `n` values of `fmt` per target condition
-    number in `kappa` (a number or a 1-D array).
+    """One sum of `n` values of `fmt` per target condition number in `kappa` (a
+    number or a 1-D array).
 
-    Each row is built twice from the same draws: first
-    with its largest terms in binade
-    E = min(ceil(b), top_exponent()), b = log2(kappa),
-    where no sum can overflow; then at E + t, t >= 0 the
-    shift that lets the sum fall to 2**(E + t - b) no
-    lower than two quanta, 2**(q + 1), but no more than
-    keeps the first row's sum of magnitudes times 2**t
-    below 2**(emax - 1).  Rows that need no room (t = 0)
-    are the first build, bit for bit; the others are
-    what lets kappa near the end of the range.  (If a
-    moved row's magnitudes ever reached 2**emax, the
-    first would be kept.)  Each row is then shuffled.
-    The achieved kappa (measured exactly,
-    `ConditionedSums.kappa`) is near the target,
-    typically a few times above it.
-    Seeded (PCG64 on its own stream): the same arguments
-    give the same bits. `ValueError` for n below 2 or a
-    target below 1 or above `kappa_limit()`.  The values
-    are finite; a tiny term may round to +0.0 (never
-    -0.0).
+    Each row is built twice from the same draws: first with its largest terms
+    in binade E = min(ceil(b), top_exponent()), b = log2(kappa), where no sum
+    can overflow; then at E + t, t >= 0 the shift that lets the sum fall to
+    2**(E + t - b) no lower than two quanta, 2**(q + 1), but no more than keeps
+    the first row's sum of magnitudes times 2**t below 2**(emax - 1).  Rows
+    that need no room (t = 0) are the first build, bit for bit; the others are
+    what lets kappa near the end of the range.  (If a moved row's magnitudes
+    ever reached 2**emax, the first would be kept.)  Each row is then shuffled.
+    The achieved kappa (measured exactly, `ConditionedSums.kappa`) is near the
+    target, typically a few times above it. Seeded (PCG64 on its own stream):
+    the same arguments give the same bits. `ValueError` for n below 2 or a
+    target below 1 or above `kappa_limit()`.  The values are finite; a tiny
+    term may round to +0.0 (never -0.0).
     """
     kappas = np.asarray(kappa, dtype=np.float64)
     targets = np.atleast_1d(kappas)
@@ -210,22 +198,23 @@ def conditioned_sums(
     if targets.ndim != 1 or not np.all(inside):
         raise ValueError(
             "targets must be a number or 1-D array in "
-            f"[1, {limit:g}] for {n} terms of {fmt.label}")
+            f"[1, {limit:g}] for {n} terms of {fmt.label}"
+        )
     rng = np.random.default_rng([CONDITIONED_STREAM, seed])
     rows, half = targets.size, n // 2
-    draws = _Draws(uniform=rng.random((rows, half)),
-                   first=_steps(rng, rows, half),
-                   later=_steps(rng, rows, n - half))
+    draws = _Draws(
+        uniform=rng.random((rows, half)),
+        first=_steps(rng, rows, half),
+        later=_steps(rng, rows, n - half),
+    )
     spread = np.log2(targets)[:, np.newaxis]
-    low = np.minimum(np.ceil(spread),
-                     top_exponent(fmt, n))
+    low = np.minimum(np.ceil(spread), top_exponent(fmt, n))
     safe = _rows(draws, low, spread, fmt)
     # t: enough to keep E + t - b at q + 1 or above ...
     need = np.ceil(quantum_exponent(fmt) + 1 - low + spread)
     # ... while 2**t times the magnitudes < 2**(emax - 1)
     size = magnitudes(safe)[:, np.newaxis]
-    room = fmt.emax - 2 - np.floor(np.log2(
-        np.where(size > 0, size, 1.0)))
+    room = fmt.emax - 2 - np.floor(np.log2(np.where(size > 0, size, 1.0)))
     shift = np.clip(np.minimum(need, room), 0, None)
     moved = _rows(draws, low + shift, spread, fmt)
     fits = magnitudes(moved) < 2.0**fmt.emax
@@ -235,8 +224,13 @@ def conditioned_sums(
     values = rng.permuted(values, axis=-1)
     exact, absolute, achieved = condition_number(values)
     return ConditionedSums(
-        fmt=fmt, values=values, exact=exact,
-        absolute=absolute, kappa=achieved, target=targets)
+        fmt=fmt,
+        values=values,
+        exact=exact,
+        absolute=absolute,
+        kappa=achieved,
+        target=targets,
+    )
 # --8<-- [end:generator]
 
 

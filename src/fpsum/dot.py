@@ -161,37 +161,32 @@ def dot_running(
     fused: bool = False,
     block: int = DEFAULT_BLOCK,
 ) -> np.ndarray:
-    """Running dot products, shape `(..., K)` in
-    `acc.dtype`: entry k is the dot product of the first
-    k + 1 pairs.
+    """Running dot products, shape `(..., K)` in `acc.dtype`: entry k is the
+    dot product of the first k + 1 pairs.
 
-    Unfused (the default), the products are rounded to `acc`
-    by `products()` and summed by `method` (one of
-    `DOT_METHODS`; `block` is the blocked method's block
-    size), bit for bit as `fpsum.methods.running_totals()`
-    sums them.  `fused=True` is the naive loop with a fused
-    multiply-add, `s <- round_acc(s + x_k * y_k)`, the exact
-    value rounded once; it starts from `s = -0.0`, which
-    adds nothing, so entry 0 is the first product rounded
-    once, as unfused.  For an FP64 accumulator the fused and
-    unfused loops coincide, since the products are exact.
-    `ValueError` for a method outside `DOT_METHODS`, `fused`
-    with a method other than naive, formats outside
-    `INPUT_FORMATS` / `ACCUMULATORS`, mismatched shapes or
-    no pairs; `TypeError` for inputs not of `fmt.dtype`.
-    NaN, inf and -0.0 follow IEEE rules through `products()`
-    and the method (an inf * 0 product is NaN, overflow in
-    `acc` gives +-inf).
+    Unfused (the default), the products are rounded to `acc` by `products()`
+    and summed by `method` (one of `DOT_METHODS`; `block` is the blocked
+    method's block size), bit for bit as `fpsum.methods.running_totals()` sums
+    them.  `fused=True` is the naive loop with a fused multiply-add,
+    `s <- round_acc(s + x_k * y_k)`, the exact value rounded once; it starts
+    from `s = -0.0`, which adds nothing, so entry 0 is the first product
+    rounded once, as unfused.  For an FP64 accumulator the fused and unfused
+    loops coincide, since the products are exact. `ValueError` for a method
+    outside `DOT_METHODS`, `fused` with a method other than naive, formats
+    outside `INPUT_FORMATS` / `ACCUMULATORS`, mismatched shapes or no pairs;
+    `TypeError` for inputs not of `fmt.dtype`. NaN, inf and -0.0 follow IEEE
+    rules through `products()` and the method (an inf * 0 product is NaN,
+    overflow in `acc` gives +-inf).
     """
     _check(x, y, fmt, acc)
     if fused:
         if method != "naive":
             raise ValueError(
                 "a fused multiply-add goes with the naive"
-                f" loop only, not {method!r}")
+                f" loop only, not {method!r}"
+            )
         return _fused_running(x, y, acc)
-    return sum_products(products(x, y, acc), acc, method,
-                        block=block)
+    return sum_products(products(x, y, acc), acc, method, block=block)
 # --8<-- [end:dot]
 
 

@@ -111,18 +111,15 @@ def _fp64_errors(a: np.ndarray, b: np.ndarray, h: np.ndarray) -> np.ndarray:
 def two_product(
     a: np.ndarray, b: np.ndarray, fmt: Format
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`h = fl(a * b)` and `r = fl(a * b - h)`, elementwise,
-    as arrays of `fmt.dtype`: TwoProduct with an FMA.
+    """`h = fl(a * b)` and `r = fl(a * b - h)`, elementwise, as arrays of
+    `fmt.dtype`: TwoProduct with an FMA.
 
-    `r` is the product's rounding error, exactly, when
-    nothing overflows and the exponents of `a` and `b` add
-    up to at least emin + p - 1 (FP16: -4, so a product
-    from 2**-2 up); below that the error can fall off the
-    subnormal grid.  Either way `r` is the FMA's correctly
-    rounded value.  NaN in gives NaN; overflow
-    gives `h` = +-inf (NaN in E4M3) and `r` its opposite
-    (NaN in E4M3); inf * 0 gives NaN for both.  A zero
-    product gives `r` = +0.0.
+    `r` is the product's rounding error, exactly, when nothing overflows and
+    the exponents of `a` and `b` add up to at least emin + p - 1 (FP16: -4, so
+    a product from 2**-2 up); below that the error can fall off the subnormal
+    grid.  Either way `r` is the FMA's correctly rounded value.  NaN in gives
+    NaN; overflow gives `h` = +-inf (NaN in E4M3) and `r` its opposite (NaN in
+    E4M3); inf * 0 gives NaN for both.  A zero product gives `r` = +0.0.
     """
     _check(a, b, fmt)
     a64 = a.astype(np.float64)
@@ -141,19 +138,15 @@ def two_product(
 
 
 # --8<-- [start:dot2]
-def dot2_running(
-    x: np.ndarray, y: np.ndarray, fmt: Format
-) -> np.ndarray:
-    """Dot2 of every prefix along the last axis, in
-    `fmt.dtype`: entry k is Dot2 of the first k + 1 pairs.
+def dot2_running(x: np.ndarray, y: np.ndarray, fmt: Format) -> np.ndarray:
+    """Dot2 of every prefix along the last axis, in `fmt.dtype`: entry k is
+    Dot2 of the first k + 1 pairs.
 
-    Every operation is rounded to `fmt`.  The products'
-    errors `r` come from `two_product()`; the rounded
-    products `h` are summed naively, and each addition's
-    error `q` comes from TwoSum; the `q + r` are summed
-    naively beside them, and the two sums are added last.
-    NaN and inf propagate (the errors of a step that meets
-    one are NaN).  `ValueError` for no pairs.
+    Every operation is rounded to `fmt`.  The products' errors `r` come from
+    `two_product()`; the rounded products `h` are summed naively, and each
+    addition's error `q` comes from TwoSum; the `q + r` are summed naively
+    beside them, and the two sums are added last. NaN and inf propagate (the
+    errors of a step that meets one are NaN).  `ValueError` for no pairs.
     """
     if x.shape[-1] < 1:
         raise ValueError("a dot product needs a pair")
@@ -162,11 +155,9 @@ def dot2_running(
         # the rounded products, summed in fmt
         p = np.add.accumulate(h, axis=-1)
         # what each addition of a product lost
-        q = two_sum_error(p[..., :-1], h[..., 1:],
-                          p[..., 1:])
+        q = two_sum_error(p[..., :-1], h[..., 1:], p[..., 1:])
         # every error of the dot product, summed naively
-        errors = np.concatenate(
-            [r[..., :1], q + r[..., 1:]], axis=-1)
+        errors = np.concatenate([r[..., :1], q + r[..., 1:]], axis=-1)
         s = np.add.accumulate(errors, axis=-1)
         result: np.ndarray = p + s
     return result

@@ -149,20 +149,17 @@ def add_exact(a: float, b: float, fmt: Format) -> float:
 
 
 # --8<-- [start:round_dyadic]
-def _round_dyadic(numerator: int, scale: int,
-                  fmt: Format) -> float:
-    """numerator / 2**scale (nonzero), rounded to nearest,
-    ties to even, in integers only.
+def _round_dyadic(numerator: int, scale: int, fmt: Format) -> float:
+    """numerator / 2**scale (nonzero), rounded to nearest, ties to even, in
+    integers only.
 
-    The same rule as round_exact(), without Fractions: the
-    fast path for sums of floats, whose denominators are
-    powers of two.
+    The same rule as round_exact(), without Fractions: the fast path for sums
+    of floats, whose denominators are powers of two.
     """
     negative = numerator < 0
     magnitude = -numerator if negative else numerator
     # The binade, clamped to the subnormals' own.
-    exponent = max(magnitude.bit_length() - 1 - scale,
-                   fmt.emin)
+    exponent = max(magnitude.bit_length() - 1 - scale, fmt.emin)
     # magnitude / 2**shift counts quanta of that binade.
     shift = scale + exponent - fmt.precision + 1
     if shift > 0:

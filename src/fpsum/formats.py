@@ -152,12 +152,10 @@ FP16 = _ieee("fp16", "FP16", 16, 11, 15, np.float16)
 BF16 = _ieee("bf16", "BF16", 16, 8, 127, ml_dtypes.bfloat16)
 FP32 = _ieee("fp32", "FP32", 32, 24, 127, np.float32)
 FP64 = _ieee("fp64", "FP64", 64, 53, 1023, np.float64)
-E5M2 = _ieee("e5m2", "FP8 E5M2", 8, 3, 15,
-             ml_dtypes.float8_e5m2)
-# OCP E4M3 ("fn": finite and NaN only): exponent bias 7, so
-# emin = -6 and the top binade 2**8 is usable, but its
-# all-ones significand is NaN: the largest value is
-# 1.75 * 2**8 = 448 and overflow has nowhere to go but NaN.
+E5M2 = _ieee("e5m2", "FP8 E5M2", 8, 3, 15, ml_dtypes.float8_e5m2)
+# OCP E4M3 ("fn": finite and NaN only): exponent bias 7, so emin = -6 and the
+# top binade 2**8 is usable, but its all-ones significand is NaN: the largest
+# value is 1.75 * 2**8 = 448 and overflow has nowhere to go but NaN.
 E4M3 = Format(
     name="e4m3",
     label="FP8 E4M3",
@@ -170,34 +168,85 @@ E4M3 = Format(
     dtype=np.dtype(ml_dtypes.float8_e4m3fn),
 )
 
-# OCP MX v1.0 (sec. 5.3.2, 5.3.3): FP6 and FP4 elements have
-# no code for infinity or NaN; a conversion that overflows
-# saturates to the largest value, as ml_dtypes' casts do.
-E2M1 = Format("e2m1", "FP4 E2M1", 4, precision=2, emin=0,
-              emax=2, max_finite=6.0, overflow="saturate",
-              dtype=np.dtype(ml_dtypes.float4_e2m1fn))
-E2M3 = Format("e2m3", "FP6 E2M3", 6, precision=4, emin=0,
-              emax=2, max_finite=7.5, overflow="saturate",
-              dtype=np.dtype(ml_dtypes.float6_e2m3fn))
-E3M2 = Format("e3m2", "FP6 E3M2", 6, precision=3, emin=-2,
-              emax=4, max_finite=28.0, overflow="saturate",
-              dtype=np.dtype(ml_dtypes.float6_e3m2fn))
-# The "fnuz" FP8 formats (AMD MI300): bias one more than
-# OCP's, no infinity, one NaN where -0 would be.
-E4M3FNUZ = Format("e4m3fnuz", "FP8 E4M3FNUZ", 8,
-                  precision=4, emin=-7, emax=7,
-                  max_finite=240.0,
-                  overflow="nan", signed_zero=False,
-                  dtype=np.dtype(ml_dtypes.float8_e4m3fnuz))
-E5M2FNUZ = Format("e5m2fnuz", "FP8 E5M2FNUZ", 8,
-                  precision=3, emin=-15, emax=15,
-                  max_finite=57344.0,
-                  overflow="nan", signed_zero=False,
-                  dtype=np.dtype(ml_dtypes.float8_e5m2fnuz))
+# OCP MX v1.0 (sec. 5.3.2, 5.3.3): FP6 and FP4 elements have no code for
+# infinity or NaN; a conversion that overflows saturates to the largest value,
+# as ml_dtypes' casts do.
+E2M1 = Format(
+    "e2m1",
+    "FP4 E2M1",
+    4,
+    precision=2,
+    emin=0,
+    emax=2,
+    max_finite=6.0,
+    overflow="saturate",
+    dtype=np.dtype(ml_dtypes.float4_e2m1fn),
+)
+E2M3 = Format(
+    "e2m3",
+    "FP6 E2M3",
+    6,
+    precision=4,
+    emin=0,
+    emax=2,
+    max_finite=7.5,
+    overflow="saturate",
+    dtype=np.dtype(ml_dtypes.float6_e2m3fn),
+)
+E3M2 = Format(
+    "e3m2",
+    "FP6 E3M2",
+    6,
+    precision=3,
+    emin=-2,
+    emax=4,
+    max_finite=28.0,
+    overflow="saturate",
+    dtype=np.dtype(ml_dtypes.float6_e3m2fn),
+)
+# The "fnuz" FP8 formats (AMD MI300): bias one more than OCP's, no infinity,
+# one NaN where -0 would be.
+E4M3FNUZ = Format(
+    "e4m3fnuz",
+    "FP8 E4M3FNUZ",
+    8,
+    precision=4,
+    emin=-7,
+    emax=7,
+    max_finite=240.0,
+    overflow="nan",
+    signed_zero=False,
+    dtype=np.dtype(ml_dtypes.float8_e4m3fnuz),
+)
+E5M2FNUZ = Format(
+    "e5m2fnuz",
+    "FP8 E5M2FNUZ",
+    8,
+    precision=3,
+    emin=-15,
+    emax=15,
+    max_finite=57344.0,
+    overflow="nan",
+    signed_zero=False,
+    dtype=np.dtype(ml_dtypes.float8_e5m2fnuz),
+)
 
-FORMATS: dict[str, Format] = {f.name: f for f in (
-    FP16, BF16, FP32, FP64, E4M3, E5M2,
-    E4M3FNUZ, E5M2FNUZ, E3M2, E2M3, E2M1)}
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        FP16,
+        BF16,
+        FP32,
+        FP64,
+        E4M3,
+        E5M2,
+        E4M3FNUZ,
+        E5M2FNUZ,
+        E3M2,
+        E2M3,
+        E2M1,
+    )
+}
 # --8<-- [end:formats]
 
 

@@ -26,22 +26,20 @@ def _check_1d(values: np.ndarray, fmt: Format) -> None:
 
 
 # --8<-- [start:orders]
-def random_orders(
-    n: int, orders: int, seed: int
-) -> np.ndarray:
-    """`orders` random permutations of `0 .. n-1`, one per
-    row: int64, shape `(orders, n)`.
+def random_orders(n: int, orders: int, seed: int) -> np.ndarray:
+    """`orders` random permutations of `0 .. n-1`, one per row: int64, shape
+    `(orders, n)`.
 
     Uniform over permutations, from NumPy's PCG64 stream for
-    `(ORDER_STREAM, seed)`: a stream of its own, because the
-    one that drew the inputs (same seed) would make the
-    first "random" order the inputs' sorted order.  Indices,
-    not floats: no NaN, inf or -0 cases. `ValueError` unless
+    `(ORDER_STREAM, seed)`: a stream of its own, because the one that drew the
+    inputs (same seed) would make the first "random" order the inputs' sorted
+    order.  Indices, not floats: no NaN, inf or -0 cases. `ValueError` unless
     `n` and `orders` are at least 1.
     """
     if n < 1 or orders < 1:
-        raise ValueError("n and orders must be at least 1, "
-                         f"got {n} and {orders}")
+        raise ValueError(
+            f"n and orders must be at least 1, got {n} and {orders}"
+        )
     rng = np.random.default_rng([ORDER_STREAM, seed])
     indices = np.arange(n, dtype=np.int64)
     rows = np.tile(indices, (orders, 1))
@@ -56,23 +54,21 @@ def totals_in_orders(
     *,
     seed: int = 0,
 ) -> np.ndarray:
-    """The total of `values[order]` for each row `order` of
-    `orders` (shape `(k, n)`); shape `(k,)`.
+    """The total of `values[order]` for each row `order` of `orders` (shape
+    `(k, n)`); shape `(k,)`.
 
-    All orders at once: one `(k, n)` array of permuted
-    inputs, summed by `fpsum.methods.total()` (in its dtype:
-    `fmt`'s, or the accumulator's for `wide`; `seed` is for
-    `stochastic` only). `values` is 1-D in `fmt.dtype`; a
-    row need not be a permutation. NaN, inf and -0.0 as the
-    method says (for a naive sum, an exact zero is -0.0 only
-    if every input is, in any order).
+    All orders at once: one `(k, n)` array of permuted inputs, summed by
+    `fpsum.methods.total()` (in its dtype: `fmt`'s, or the accumulator's for
+    `wide`; `seed` is for `stochastic` only). `values` is 1-D in `fmt.dtype`; a
+    row need not be a permutation. NaN, inf and -0.0 as the method says (for a
+    naive sum, an exact zero is -0.0 only if every input is, in any order).
     """
     _check_1d(values, fmt)
     orders = np.asarray(orders)
     if orders.ndim != 2 or orders.shape[1] != values.size:
         raise ValueError(
-            f"orders must have shape (k, {values.size}), "
-            f"got {orders.shape}")
+            f"orders must have shape (k, {values.size}), got {orders.shape}"
+        )
     totals = total(method, values[orders], fmt, seed=seed)
     return np.asarray(totals)
 # --8<-- [end:orders]
@@ -115,42 +111,38 @@ def sorted_totals(values: np.ndarray, fmt: Format, method: Method = "naive") -> 
 def tree_reduction(
     values: np.ndarray, fmt: Format, workers: int
 ) -> np.ndarray:
-    """A GPU-style reduction: `workers` grid-stride naive
-    sums, then a pairwise tree over them.
+    """A GPU-style reduction: `workers` grid-stride naive sums, then a pairwise
+    tree over them.
 
     Worker t adds `values[t]`, `values[t + workers]`,
-    `values[t + 2 * workers]`, ... left to right (the loop
-    each thread of a reduction kernel runs), and the
-    `workers` partial sums are added by
-    `fpsum.methods.pairwise_sum()` (a balanced tree when
-    `workers` is a power of two).  `workers = 1` is the
-    naive sum; `workers = n` gives each worker one input, so
-    the result is the pairwise sum of the inputs in their
-    own order.  Every addition rounds to `fmt` (real kernels
-    often accumulate 16-bit inputs in FP32; this models a
-    reduction in the format itself). `values` has shape
-    `(..., n)` in `fmt.dtype`; the result has shape
-    `values.shape[:-1]`, in `fmt.dtype`.  `ValueError`
-    unless `1 <= workers <= n`.  NaN and inf propagate
-    (inf + -inf is NaN); padding is -0.0, which changes
-    nothing, so -0.0 sums stay -0.0.
+    `values[t + 2 * workers]`, ... left to right (the loop each thread of a
+    reduction kernel runs), and the `workers` partial sums are added by
+    `fpsum.methods.pairwise_sum()` (a balanced tree when `workers` is a power
+    of two).  `workers = 1` is the naive sum; `workers = n` gives each worker
+    one input, so the result is the pairwise sum of the inputs in their own
+    order.  Every addition rounds to `fmt` (real kernels often accumulate
+    16-bit inputs in FP32; this models a reduction in the format itself).
+    `values` has shape `(..., n)` in `fmt.dtype`; the result has shape
+    `values.shape[:-1]`, in `fmt.dtype`.  `ValueError` unless
+    `1 <= workers <= n`.  NaN and inf propagate (inf + -inf is NaN); padding is
+    -0.0, which changes nothing, so -0.0 sums stay -0.0.
     """
     if values.dtype != fmt.dtype:
         raise TypeError(
-            f"inputs are {values.dtype}, expected "
-            f"{fmt.dtype} for {fmt.label}")
+            f"inputs are {values.dtype}, expected {fmt.dtype} for {fmt.label}"
+        )
     n = values.shape[-1]
     if not 1 <= workers <= n:
-        raise ValueError("workers must be between 1 and "
-                         f"n = {n}, got {workers}")
+        raise ValueError(
+            f"workers must be between 1 and n = {n}, got {workers}"
+        )
     rounds = -(-n // workers)  # the longest worker's count
     rows = values.shape[:-1]
     # x + -0 == x
-    padded = np.full(rows + (rounds * workers,), -0.0,
-                     dtype=values.dtype)
+    padded = np.full(rows + (rounds * workers,), -0.0, dtype=values.dtype)
     padded[..., :n] = values
-    # Row r holds the r-th input of every worker: worker t's
-    # inputs are column t.
+    # Row r holds the r-th input of every worker: worker t's inputs are column
+    # t.
     grid = padded.reshape(rows + (rounds, workers))
     with np.errstate(over="ignore", invalid="ignore"):
         # rounds to fmt after every addition

@@ -20,29 +20,23 @@ PAIRWISE_CHUNK = 1 << 14
 
 # --8<-- [start:pairwise]
 def pairwise_split(n: int) -> int:
-    """Size of the left part of a pairwise sum of `n >= 2`
-    inputs.
+    """Size of the left part of a pairwise sum of `n >= 2` inputs.
 
-    The largest power of two strictly below `n`: a
-    power-of-two `n` splits in half all the way down, a
-    perfectly balanced tree.  A count, not a float: no NaN,
-    inf or -0 cases; `n` below 2 is meaningless.
+    The largest power of two strictly below `n`: a power-of-two `n` splits in
+    half all the way down, a perfectly balanced tree.  A count, not a float: no
+    NaN, inf or -0 cases; `n` below 2 is meaningless.
     """
     return 1 << ((n - 1).bit_length() - 1)
 
 
-def pairwise_sum(
-    values: np.ndarray, fmt: Format
-) -> np.ndarray:
-    """Pairwise sum along the last axis:
-    (left part) + (right part), each rounded to `fmt`.
+def pairwise_sum(values: np.ndarray, fmt: Format) -> np.ndarray:
+    """Pairwise sum along the last axis: (left part) + (right part), each
+    rounded to `fmt`.
 
-    A power-of-two part is a balanced tree, added one level
-    at a time (pairs, then pairs of pairs); any other `n`
-    splits at `pairwise_split()`. The running version below
-    gives the same bits for every prefix at once. NaN and
-    inf propagate up the tree (inf + -inf is NaN);
-    -0.0 + -0.0 stays -0.0.
+    A power-of-two part is a balanced tree, added one level at a time (pairs,
+    then pairs of pairs); any other `n` splits at `pairwise_split()`. The
+    running version below gives the same bits for every prefix at once. NaN and
+    inf propagate up the tree (inf + -inf is NaN); -0.0 + -0.0 stays -0.0.
     """
     _check(values, fmt)
     n = values.shape[-1]
@@ -53,10 +47,9 @@ def pairwise_sum(
                 level = level[..., 0::2] + level[..., 1::2]
             return level[..., 0]
         left = pairwise_split(n)
-        result: np.ndarray = (
-            pairwise_sum(values[..., :left], fmt)
-            + pairwise_sum(values[..., left:], fmt)
-        )
+        result: np.ndarray = pairwise_sum(
+            values[..., :left], fmt
+        ) + pairwise_sum(values[..., left:], fmt)
     return result
 # --8<-- [end:pairwise]
 

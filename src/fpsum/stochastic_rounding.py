@@ -34,15 +34,12 @@ def _neighbour(values: np.ndarray, fmt: Format, upward: bool) -> np.ndarray:
 
 
 # --8<-- [start:stochastic]
-def _two_sum(
-    a: np.ndarray, b: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """`hi = fl64(a + b)` and the error `lo`, with
-    `hi + lo == a + b` exactly (Knuth's TwoSum).
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`hi = fl64(a + b)` and the error `lo`, with `hi + lo == a + b` exactly
+    (Knuth's TwoSum).
 
-    Exact for finite float64 operands whose sum does not
-    overflow; where `hi` is +-inf or NaN, `lo` is 0.  Call
-    inside `np.errstate`.
+    Exact for finite float64 operands whose sum does not overflow; where `hi`
+    is +-inf or NaN, `lo` is 0.  Call inside `np.errstate`.
     """
     hi = a + b
     b_virtual = hi - a
@@ -51,35 +48,27 @@ def _two_sum(
 
 
 def stochastic_round(
-    a: np.ndarray,
-    b: np.ndarray,
-    fmt: Format,
-    draws: np.ndarray,
+    a: np.ndarray, b: np.ndarray, fmt: Format, draws: np.ndarray
 ) -> np.ndarray:
-    """`a + b` rounded stochastically to `fmt`, elementwise;
-    an array of `fmt.dtype`.
+    """`a + b` rounded stochastically to `fmt`, elementwise; an array of
+    `fmt.dtype`.
 
-    `a` and `b` are float64 arrays holding values of `fmt`
-    (any format up to FP32, whose sums float64 plus one
-    error term hold exactly), or of any other format up to
-    FP32, such as an FP32 update to a BF16 weight; `draws`
-    are uniform in [0, 1).  The exact sum v lies between two
-    neighbours d <= v <= u of the format; the result is u
-    when `draw < (v - d) / (u - d)` and d otherwise, so its
-    mean is v.  A sum that is representable comes back
-    unchanged.  Beyond the largest finite value the format
-    overflows as with rounding to nearest (inf, or NaN in
-    E4M3); NaN in gives NaN; an exact zero sum is +0.0 (-0.0
-    if both are -0.0).
+    `a` and `b` are float64 arrays holding values of `fmt` (any format up to
+    FP32, whose sums float64 plus one error term hold exactly), or of any other
+    format up to FP32, such as an FP32 update to a BF16 weight; `draws` are
+    uniform in [0, 1).  The exact sum v lies between two neighbours d <= v <= u
+    of the format; the result is u when `draw < (v - d) / (u - d)` and d
+    otherwise, so its mean is v.  A sum that is representable comes back
+    unchanged.  Beyond the largest finite value the format overflows as with
+    rounding to nearest (inf, or NaN in E4M3); NaN in gives NaN; an exact zero
+    sum is +0.0 (-0.0 if both are -0.0).
     """
     with np.errstate(over="ignore", invalid="ignore"):
         hi, lo = _two_sum(a, b)
         nearest = to_format(hi, fmt)
         near64 = nearest.astype(np.float64)
-        # Where does the exact sum hi + lo sit relative to
-        # the candidate?
-        above = np.where(np.isfinite(near64),
-                         (near64 - hi) - lo, 0.0)
+        # Where does the exact sum hi + lo sit relative to the candidate?
+        above = np.where(np.isfinite(near64), (near64 - hi) - lo, 0.0)
         below = _neighbour(nearest, fmt, upward=False)
         down = np.where(above > 0, below, nearest)
         over = _neighbour(nearest, fmt, upward=True)

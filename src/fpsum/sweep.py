@@ -53,39 +53,33 @@ def run_sweep(
     kind: InputKind = "uniform",
     per_octave: int = 4,
 ) -> Sweep:
-    """Relative error of each method for every n on
-    `log_grid()`, over `trials` input vectors.
+    """Relative error of each method for every n on `log_grid()`, over `trials`
+    input vectors.
 
-    One seeded `(trials, n_max)` draw; the first n inputs of
-    a trial are that trial's size-n sample, so one pass of
-    running totals gives every n. Pairwise sums at every n
-    come from one pyramid of pair sums, since the tree of n
-    inputs is a balanced block per binary digit of n. Trials
-    are processed in chunks of at most 2**24 inputs, with
-    the same values as one draw.  A NaN or inf total gives
-    an infinite error.
+    One seeded `(trials, n_max)` draw; the first n inputs of a trial are that
+    trial's size-n sample, so one pass of running totals gives every n.
+    Pairwise sums at every n come from one pyramid of pair sums, since the tree
+    of n inputs is a balanced block per binary digit of n. Trials are processed
+    in chunks of at most 2**24 inputs, with the same values as one draw.  A NaN
+    or inf total gives an infinite error.
     """
     ns = log_grid(n_max, per_octave)
     chunk = max(1, (1 << 24) // n_max)
-    parts: dict[Method, list[np.ndarray]] = {
-        m: [] for m in methods}
-    chunks = input_chunks(kind, n_max, fmt, seed, trials,
-                          chunk)
+    parts: dict[Method, list[np.ndarray]] = {m: [] for m in methods}
+    chunks = input_chunks(kind, n_max, fmt, seed, trials, chunk)
     for values in chunks:
         exact = exact_running(values, ns)
         with np.errstate(invalid="ignore", divide="ignore"):
             for method in methods:
-                totals = _totals_at(method, values, fmt, ns,
-                                    seed)
+                totals = _totals_at(method, values, fmt, ns, seed)
                 computed = totals.astype(np.float64)
-                error = (np.abs(computed - exact)
-                         / np.abs(exact))
+                error = np.abs(computed - exact) / np.abs(exact)
                 finite = np.isfinite(error)
-                parts[method].append(
-                    np.where(finite, error, np.inf))
+                parts[method].append(np.where(finite, error, np.inf))
     errors = {m: np.concatenate(parts[m]) for m in methods}
-    return Sweep(fmt=fmt, kind=kind, ns=ns, trials=trials,
-                 seed=seed, errors=errors)
+    return Sweep(
+        fmt=fmt, kind=kind, ns=ns, trials=trials, seed=seed, errors=errors
+    )
 # --8<-- [end:sweep]
 
 

@@ -46,18 +46,16 @@ def sub(a: float, b: float, fmt: Format) -> float:
 
 # --8<-- [start:naive]
 def naive(xs: Sequence[float], fmt: Format) -> list[float]:
-    """Recursive summation, left to right: the running
-    totals, each addition rounded to `fmt`.
+    """Recursive summation, left to right: the running totals, each addition
+    rounded to `fmt`.
 
-    Starts from the first input (so a lone -0.0 stays -0.0)
-    and needs at least one (`IndexError` otherwise).  NaN
-    and inf propagate as in `add()`.
+    Starts from the first input (so a lone -0.0 stays -0.0) and needs at least
+    one (`IndexError` otherwise).  NaN and inf propagate as in `add()`.
     """
     s = xs[0]
     totals = [s]
     for x in xs[1:]:
-        # s = s + x, rounded: the low-order bits of x that
-        # do not fit are lost
+        # s = s + x, rounded: the low-order bits of x that do not fit are lost
         s = add(s, x, fmt)
         totals.append(s)
     return totals
@@ -91,13 +89,12 @@ def stochastic(xs: Sequence[float], draws: Sequence[float], fmt: Format) -> list
 
 # --8<-- [start:kahan]
 def kahan(xs: Sequence[float], fmt: Format) -> list[float]:
-    """Kahan's compensated summation (Kahan 1965): the
-    running totals, every operation rounded to `fmt`.
+    """Kahan's compensated summation (Kahan 1965): the running totals, every
+    operation rounded to `fmt`.
 
-    Starts from `s = c = +0` (so a lone -0.0 gives +0.0); no
-    input gives no totals.  Non-finite values poison `c` as
-    well as `s`: once an inf enters, the result is NaN
-    (inf - inf).
+    Starts from `s = c = +0` (so a lone -0.0 gives +0.0); no input gives no
+    totals.  Non-finite values poison `c` as well as `s`: once an inf enters,
+    the result is NaN (inf - inf).
     """
     s = c = 0.0
     totals = []
@@ -106,8 +103,7 @@ def kahan(xs: Sequence[float], fmt: Format) -> list[float]:
         y = sub(x, c, fmt)
         # t = s + y: low-order bits of y are lost here ...
         t = add(s, y, fmt)
-        # c = (t - s) - y: ... and recovered here
-        # (algebraically zero)
+        # c = (t - s) - y: ... and recovered here (algebraically zero)
         c = sub(sub(t, s, fmt), y, fmt)
         s = t
         totals.append(s)
@@ -116,16 +112,13 @@ def kahan(xs: Sequence[float], fmt: Format) -> list[float]:
 
 
 # --8<-- [start:neumaier]
-def neumaier(
-    xs: Sequence[float], fmt: Format
-) -> list[float]:
-    """Neumaier's compensated summation (Neumaier 1974):
-    entry i is `s + c` after i + 1 inputs, rounded.
+def neumaier(xs: Sequence[float], fmt: Format) -> list[float]:
+    """Neumaier's compensated summation (Neumaier 1974): entry i is `s + c`
+    after i + 1 inputs, rounded.
 
-    Every operation is rounded to `fmt`; starts from
-    `s = c = +0` (a lone -0.0 gives +0.0); no input gives no
-    totals. Infinities and NaN propagate into `c` and give
-    NaN, as with Kahan.
+    Every operation is rounded to `fmt`; starts from `s = c = +0` (a lone -0.0
+    gives +0.0); no input gives no totals. Infinities and NaN propagate into
+    `c` and give NaN, as with Kahan.
     """
     s = c = 0.0
     totals = []
@@ -160,20 +153,18 @@ def largest_power_of_two_below(n: int) -> int:
 
 # --8<-- [start:pairwise]
 def pairwise(xs: Sequence[float], fmt: Format) -> float:
-    """Pairwise sum from the definition: the pairwise sums
-    of the two parts, added and rounded once.
+    """Pairwise sum from the definition: the pairwise sums of the two parts,
+    added and rounded once.
 
-    The left part holds the largest power of two of inputs
-    strictly below `len(xs)`.  Needs at least one input
-    (`ValueError` otherwise).  NaN and inf propagate up the
-    tree as in `add()`; a single input, -0.0 included, is
-    its own sum.
+    The left part holds the largest power of two of inputs strictly below
+    `len(xs)`.  Needs at least one input (`ValueError` otherwise).  NaN and inf
+    propagate up the tree as in `add()`; a single input, -0.0 included, is its
+    own sum.
     """
     if len(xs) == 1:
         return xs[0]
     left = largest_power_of_two_below(len(xs))
-    return add(pairwise(xs[:left], fmt),
-               pairwise(xs[left:], fmt), fmt)
+    return add(pairwise(xs[:left], fmt), pairwise(xs[left:], fmt), fmt)
 # --8<-- [end:pairwise]
 
 
@@ -202,14 +193,13 @@ def _toward_zero(value: Fraction, quantum: Fraction) -> Fraction:
 def truncating_step(
     s: Fraction, terms: Sequence[Fraction], bits: int
 ) -> Fraction:
-    """One step of the truncating accumulator
-    (`fpsum.hardware`), from its definition.
+    """One step of the truncating accumulator (`fpsum.hardware`), from its
+    definition.
 
-    Align every term to the largest, cut each towards zero
-    to `bits` bits of that alignment, add exactly, cut the
-    sum to `bits` significant bits.  Terms are exact
-    rationals (products of finite inputs); no NaN, inf or
-    -0: a zero sum is `Fraction(0)`.
+    Align every term to the largest, cut each towards zero to `bits` bits of
+    that alignment, add exactly, cut the sum to `bits` significant bits.  Terms
+    are exact rationals (products of finite inputs); no NaN, inf or -0: a zero
+    sum is `Fraction(0)`.
     """
     everything = [s, *terms]
     nonzero = [t for t in everything if t != 0]
@@ -226,33 +216,34 @@ def truncating_step(
 
 
 def truncating_dot(
-    xs: Sequence[float], ys: Sequence[float], bits: int,
-    block: int, promote_every: int | None,
+    xs: Sequence[float],
+    ys: Sequence[float],
+    bits: int,
+    block: int,
+    promote_every: int | None,
 ) -> list[float]:
-    """Running results of the truncating accumulator (finite
-    inputs only), one Fraction step at a time.
+    """Running results of the truncating accumulator (finite inputs only), one
+    Fraction step at a time.
 
-    Entry k uses the steps before k's own, then one step of
-    the products of k's step up to k.  With promotion, every
-    `promote_every` products the narrow sum is added into an
-    FP32 value (rounded once) and reset, and an entry is
-    that FP32 value plus the pending narrow sum, rounded
-    once.  NaN or inf inputs have no exact product:
-    `Fraction` refuses them (ValueError, OverflowError); a
-    zero result is +0.0, never -0.0.
+    Entry k uses the steps before k's own, then one step of the products of k's
+    step up to k.  With promotion, every `promote_every` products the narrow
+    sum is added into an FP32 value (rounded once) and reset, and an entry is
+    that FP32 value plus the pending narrow sum, rounded once.  NaN or inf
+    inputs have no exact product: `Fraction` refuses them (ValueError,
+    OverflowError); a zero result is +0.0, never -0.0.
     """
+
     def into_fp32(wide: float, narrow: Fraction) -> float:
         if not math.isfinite(wide):
             return wide  # inf + finite is inf
         return round_exact(Fraction(wide) + narrow, FP32)
 
-    terms = [Fraction(x) * Fraction(y)
-             for x, y in zip(xs, ys)]
+    terms = [Fraction(x) * Fraction(y) for x, y in zip(xs, ys)]
     s = Fraction(0)
     wide = 0.0
     out = []
     for start in range(0, len(terms), block):
-        step = terms[start:start + block]
+        step = terms[start : start + block]
         for end in range(1, len(step) + 1):
             narrow = truncating_step(s, step[:end], bits)
             if promote_every is None:
@@ -261,7 +252,8 @@ def truncating_dot(
                 out.append(into_fp32(wide, narrow))
         s = narrow
         promote = promote_every is not None and (
-            (start + block) % promote_every == 0)
+            (start + block) % promote_every == 0
+        )
         if promote:
             wide = into_fp32(wide, s)
             s = Fraction(0)
@@ -273,39 +265,32 @@ def truncating_dot(
 
 
 # --8<-- [start:two_sum]
-def two_sum(
-    a: float, b: float, fmt: Format
-) -> tuple[float, float]:
-    """Knuth's TwoSum: `s = a + b` rounded to `fmt`, and the
-    error `e` with `s + e == a + b` exactly.
+def two_sum(a: float, b: float, fmt: Format) -> tuple[float, float]:
+    """Knuth's TwoSum: `s = a + b` rounded to `fmt`, and the error `e` with
+    `s + e == a + b` exactly.
 
-    Six operations, no branch, no comparison of magnitudes.
-    Exact for finite values when nothing overflows, `s - a`
-    included (it can, when `b` is within a rounding of the
-    largest value); a NaN or infinite operand, sum or
-    `s - a` gives `e` NaN (inf - inf).
+    Six operations, no branch, no comparison of magnitudes. Exact for finite
+    values when nothing overflows, `s - a` included (it can, when `b` is within
+    a rounding of the largest value); a NaN or infinite operand, sum or `s - a`
+    gives `e` NaN (inf - inf).
     """
     s = add(a, b, fmt)  # the rounded sum
     # the parts of s that came from b, and from a
     b_virtual = sub(s, a, fmt)
     a_virtual = sub(s, b_virtual, fmt)
     # what each lost, added: exact
-    e = add(sub(a, a_virtual, fmt),
-            sub(b, b_virtual, fmt), fmt)
+    e = add(sub(a, a_virtual, fmt), sub(b, b_virtual, fmt), fmt)
     return s, e
 # --8<-- [end:two_sum]
 
 
 # --8<-- [start:vec_sum]
-def vec_sum(
-    xs: Sequence[float], fmt: Format
-) -> list[float]:
-    """VecSum: TwoSum along the vector; the naive sum ends
-    up last, each step's error where the step began.
+def vec_sum(xs: Sequence[float], fmt: Format) -> list[float]:
+    """VecSum: TwoSum along the vector; the naive sum ends up last, each step's
+    error where the step began.
 
-    The exact sum of the vector does not change.  An empty
-    or one-value vector comes back as it is; NaN and inf as
-    in `two_sum()`.
+    The exact sum of the vector does not change.  An empty or one-value vector
+    comes back as it is; NaN and inf as in `two_sum()`.
     """
     p = list(xs)
     for i in range(1, len(p)):
@@ -316,17 +301,14 @@ def vec_sum(
 
 
 # --8<-- [start:sum_k]
-def sum_k(
-    xs: Sequence[float], fmt: Format, folds: int = 3
-) -> float:
-    """SumK: VecSum `folds - 1` times, then a naive sum,
-    left to right from the first entry.
+def sum_k(xs: Sequence[float], fmt: Format, folds: int = 3) -> float:
+    """SumK: VecSum `folds - 1` times, then a naive sum, left to right from the
+    first entry.
 
-    `folds` is K: 1 is the naive sum, 2 is Sum2.  Needs at
-    least one input (`IndexError` otherwise); a single
-    input, -0.0 included, is its own sum.  NaN and inf
-    propagate into the errors, so the result is NaN once one
-    enters (for K >= 2).
+    `folds` is K: 1 is the naive sum, 2 is Sum2.  Needs at least one input
+    (`IndexError` otherwise); a single input, -0.0 included, is its own sum.
+    NaN and inf propagate into the errors, so the result is NaN once one enters
+    (for K >= 2).
     """
     p = list(xs)
     for _ in range(folds - 1):
@@ -340,19 +322,15 @@ def sum_k(
 
 
 # --8<-- [start:correctly_rounded]
-def correctly_rounded(
-    xs: Sequence[float], fmt: Format
-) -> float:
-    """The exact sum of `xs`, as a rational number, rounded
-    once to `fmt` (nearest, ties to even).
+def correctly_rounded(xs: Sequence[float], fmt: Format) -> float:
+    """The exact sum of `xs`, as a rational number, rounded once to `fmt`
+    (nearest, ties to even).
 
-    IEEE's special cases: NaN in, NaN out; +inf and -inf
-    together give NaN; otherwise an infinity gives itself
-    (NaN in E4M3). An exact sum beyond the largest value
-    overflows as the format does, even where every partial
-    sum would have overflowed first, or none.  An exact zero
-    is -0.0 if every input is -0.0, else +0.0.  Needs at
-    least one input.
+    IEEE's special cases: NaN in, NaN out; +inf and -inf together give NaN;
+    otherwise an infinity gives itself (NaN in E4M3). An exact sum beyond the
+    largest value overflows as the format does, even where every partial sum
+    would have overflowed first, or none.  An exact zero is -0.0 if every input
+    is -0.0, else +0.0.  Needs at least one input.
     """
     if not xs:
         raise ValueError("a sum needs at least one input")

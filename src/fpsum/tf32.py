@@ -27,16 +27,14 @@ _DROPPED = 24 - TF32_PRECISION  # FP32 fraction bits that TF32 does not keep
 
 # --8<-- [start:to_tf32]
 def to_tf32(values: np.ndarray) -> np.ndarray:
-    """FP32 values rounded to TF32 (nearest, ties to even),
-    still stored as float32.
+    """FP32 values rounded to TF32 (nearest, ties to even), still stored as
+    float32.
 
-    Works on the bit patterns: add just under half of the
-    dropped part (one more if the kept last bit is odd),
-    then clear the dropped bits; a carry moves into the
-    exponent, as rounding up a binade should.  Subnormals
-    round on TF32's grid of 2**-136; a value that rounds
-    past the largest TF32 value, (2 - 2**-10) * 2**127,
-    becomes +-inf.  NaN stays NaN, +-inf and -0.0 stay.
+    Works on the bit patterns: add just under half of the dropped part (one
+    more if the kept last bit is odd), then clear the dropped bits; a carry
+    moves into the exponent, as rounding up a binade should.  Subnormals round
+    on TF32's grid of 2**-136; a value that rounds past the largest TF32 value,
+    (2 - 2**-10) * 2**127, becomes +-inf.  NaN stays NaN, +-inf and -0.0 stay.
     """
     if values.dtype != np.float32:
         raise TypeError(f"TF32 rounds FP32 values, not {values.dtype}")

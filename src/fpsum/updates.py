@@ -175,43 +175,41 @@ def update_trajectory(
     with np.errstate(over="ignore", invalid="ignore"):
         if method == "nearest":
             out = _until_moved(
-                w, len(steps),
-                lambda w, r: add_rounded(w, steps[r], fmt))
+                w, len(steps), lambda w, r: add_rounded(w, steps[r], fmt)
+            )
         elif method == "kahan":
             out = np.empty(updates.shape, dtype=np.float64)
             c = np.zeros_like(w)
             for i, u in enumerate(updates):
                 minus_c = -c.astype(np.float32)
                 y = _add_rounded32(u, minus_c, fmt)
-                # w, y and c are all values of fmt: the
-                # dtype's own arithmetic rounds once,
-                # correctly (float32 holds enough extra
-                # bits).
+                # w, y and c are all values of fmt: the dtype's own arithmetic
+                # rounds once, correctly (float32 holds enough extra bits).
                 t = w + y
                 c = (t - w) - y
                 w = t
                 out[i] = w
         elif method == "stochastic":
-            rng = np.random.default_rng(
-                [ROUNDING_STREAM, seed])
+            rng = np.random.default_rng([ROUNDING_STREAM, seed])
             # step after step
             if sr_bits is None:
                 draws = rng.random(updates.shape)
                 out = _until_moved(
-                    w, len(steps),
-                    lambda w, r: stochastic_round(
-                        w, steps[r], fmt, draws[r]))
+                    w,
+                    len(steps),
+                    lambda w, r: stochastic_round(w, steps[r], fmt, draws[r]),
+                )
             else:
-                cuts = rng.integers(
-                    0, 2**sr_bits, updates.shape)
+                cuts = rng.integers(0, 2**sr_bits, updates.shape)
                 out = _until_moved(
-                    w, len(steps),
+                    w,
+                    len(steps),
                     lambda w, r: stochastic_round_bits(
-                        w, steps[r], fmt, sr_bits,
-                        cuts[r]))
+                        w, steps[r], fmt, sr_bits, cuts[r]
+                    ),
+                )
         else:  # master
-            # float64 -> float32 is NumPy's correctly
-            # rounded cast
+            # float64 -> float32 is NumPy's correctly rounded cast
             m = start.astype(np.float32)[np.newaxis]
             # float32 arithmetic: RN_fp32, step by step
             m = np.concatenate([m, updates])
@@ -263,14 +261,12 @@ def lost_below(w: np.ndarray | float, fmt: Format, direction: np.ndarray | float
     # --8<-- [start:lost-below]
     rounded = to_format(w, fmt).astype(np.float64)
     if not np.isfinite(rounded).all():
-        raise ValueError(
-            "a NaN or infinite weight has no neighbours")
+        raise ValueError("a NaN or infinite weight has no neighbours")
     away = fmt.ulps(rounded)  # the gap away from zero
     magnitude = np.abs(rounded)
     significand, _ = np.frexp(magnitude)
     # at a power of two the gap towards zero is half as wide
-    at_power = ((significand == 0.5)
-                & (magnitude > fmt.smallest_normal))
+    at_power = (significand == 0.5) & (magnitude > fmt.smallest_normal)
     toward = np.where(at_power, away / 2, away)
     if direction is None:
         half: np.ndarray = toward / 2
@@ -278,8 +274,7 @@ def lost_below(w: np.ndarray | float, fmt: Format, direction: np.ndarray | float
     sign = np.sign(np.asarray(direction, dtype=np.float64))
     up = np.where(np.signbit(rounded), toward, away)
     down = np.where(np.signbit(rounded), away, toward)
-    gap = np.where(sign > 0, up,
-                   np.where(sign < 0, down, toward))
+    gap = np.where(sign > 0, up, np.where(sign < 0, down, toward))
     chosen: np.ndarray = gap / 2
     return chosen
     # --8<-- [end:lost-below]
