@@ -7,8 +7,9 @@ drawing a block off screen (``content-visibility``).  Skipped, a block keeps
 a height worked out from its number of lines: here each highlighted block gets
 it, as the custom property ``--fpsum-code-lines`` of its ``<pre>``.  A line
 longer than the block is wide wraps (layout.css), so a block that wraps is
-taller once drawn than it was guessed; the browser then keeps the height it
-was drawn at.  (Keyboard access to a block that is not set up yet: a11y.js.)
+taller once drawn than it was guessed: a block with a line over ``COLUMNS``
+is marked, and never skipped; below 720 px, where any block may wrap, none
+is.  (Keyboard access to a block that is not set up yet: a11y.js.)
 
 Each line is a span of its own (pymdownx.highlight's ``line_spans``): a line
 that wraps goes on under its own indentation plus two columns, beside a mark
@@ -35,6 +36,15 @@ TAG = re.compile(r"<[^>]+>")
 LINES = "--fpsum-code-lines"
 INDENT = "--fpsum-indent"
 MAX_INDENT = 16
+COLUMNS = 79
+"""The longest line a block shows unwrapped from a small tablet up (layout.css sizes its font for it; the code
+the pages include is held to it, tests/test_shown_code.py).  A block with a longer line wraps at every width, is
+taller than its line count says, and is marked ``data-fpsum-wraps``: layout.css never skips it off screen."""
+
+
+def longest(code: str) -> int:
+    """How many columns the longest line of the HTML of a block's code takes."""
+    return max((len(line) for line in html.unescape(TAG.sub("", code)).expandtabs().split("\n")), default=0)
 
 
 def lines(code: str) -> int:
@@ -64,6 +74,7 @@ def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -
 
     def counted(block: re.Match[str]) -> str:
         code = indented(block.group(1))
-        return f'<pre style="{LINES}: {lines(code)}"><span></span><code>{code}</code></pre>'
+        wraps = " data-fpsum-wraps" if longest(code) > COLUMNS else ""
+        return f'<pre style="{LINES}: {lines(code)}"{wraps}><span></span><code>{code}</code></pre>'
 
     return CODE_BLOCK.sub(counted, html)

@@ -33,8 +33,10 @@ IMAGES_EAGER_BELOW_JS = """(height) => [...document.querySelectorAll('article im
   .filter(img => !img.closest('noscript') && img.getBoundingClientRect().top + scrollY > height)
   .filter(img => img.loading !== 'lazy').map(img => img.getAttribute('src'))"""
 # Each shown code block's height while skipped (contain-intrinsic-size) and drawn.
+# Each code block the browser may skip (content-visibility: auto): its guessed height and its height drawn.
+# Blocks that wrap (all below 720 px; any with a line over 79 columns) are never skipped, so never guessed.
 CODE_HEIGHTS_JS = """() => [...document.querySelectorAll('.md-typeset pre')]
-  .filter(pre => pre.checkVisibility()).map(pre => {
+  .filter(pre => pre.checkVisibility() && getComputedStyle(pre).contentVisibility === 'auto').map(pre => {
     const skipped = parseFloat(getComputedStyle(pre).containIntrinsicHeight.replace('auto', ''));
     pre.style.contentVisibility = 'visible';
     const drawn = pre.getBoundingClientRect().height;

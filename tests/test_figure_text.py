@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from browsing import DOCS, Visit, doc_pages, show
+from figures.gallery import GALLERY_ID
 from screens import SCHEMES, SCREENS, Screen
 
 MIN_TEXT_PX = 11.0
@@ -29,8 +30,10 @@ def _source(page: str) -> Path:
     return DOCS / Path(page).with_suffix(".md")
 
 
-FIGURE_PAGES = [page for page in doc_pages() if "{{ figure" in _source(page).read_text(encoding="utf-8")]
-"""The pages that place a figure (or table), from their Markdown."""
+FIGURE_PAGES = [page for page in doc_pages()
+                if re.search(rf"\{{\{{ figure (?!{GALLERY_ID}\b)", _source(page).read_text(encoding="utf-8"))]
+"""The pages that place a figure (or table), from their Markdown; the teaching page's gallery, placed the same
+way, is a list of files, not a figure."""
 
 # The smallest drawn text of one SVG element tree, in CSS px: each text or tspan that holds text of its
 # own and is drawn (no ancestor with display none: checkVisibility does not see that inside an SVG, and
