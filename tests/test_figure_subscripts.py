@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from browsing import doc_pages
-from figures.mpl_subscripts import subscripts
+from figures.mpl_subscripts import slide_subscripts, subscripts
 
 RAW_SUBSCRIPT = re.compile(r"\S_[\w{]")
 """A subscript as TeX writes it, after any character: ``γ_K``, ``N_c``, ``‖C‖_{F}``."""
@@ -71,3 +71,48 @@ def test_a_subscript_is_lowered_and_the_text_after_it_raised_back() -> None:
         lowered = [t for t, dy in shifts if dy == "0.3em"]
         assert lowered == (["K"] if text is first else ["F", "F"]), shifts
         assert sum(float(dy.removesuffix("em")) for _, dy in shifts) == 0
+
+
+def test_the_slide_draws_each_subscript_as_a_subscript_and_no_underscore() -> None:
+    """The slide PNG is drawn by matplotlib, not from the SVG: each text with a TeX subscript is given to it as
+    mathtext, which draws the script smaller and lower, no underscore; the words around it stay plain text.
+    Checked on the labels the figures use, parsed as matplotlib lays mathtext out.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.mathtext import MathTextParser
+
+    labels = ["bound γ_K·κ (input-format accumulator)", "‖Ĉ − C‖_F / ‖C‖_F", "every N_c products", "plain text"]
+    fig, ax = plt.subplots()
+    try:
+        for i, label in enumerate(labels):
+            ax.text(0, i, label)
+        slide_subscripts(fig)
+        drawn = [text.get_text() for text in ax.texts]
+    finally:
+        plt.close(fig)
+    assert drawn[3] == "plain text"
+    assert drawn[0].startswith("bound $") and drawn[0].endswith("$ (input-format accumulator)")
+    parser = MathTextParser("path")
+    for shown in drawn[:3]:
+        for math in re.findall(r"\$(.*?)\$", shown):
+            glyphs = parser.parse(f"${math}$", dpi=72).glyphs
+            assert "_" not in [chr(glyph[2]) for glyph in glyphs], shown
+            sizes = {glyph[1] for glyph in glyphs}
+            assert len(sizes) == 2, f"{shown}: no smaller script drawn"
+        assert not RAW_SUBSCRIPT.search(re.sub(r"\$.*?\$", "", shown)), shown
+
+
+def test_no_caption_writes_a_subscript_out(site_dir: Path) -> None:
+    """A caption is HTML: a subscript is a ``<sub>``, never TeX's underscore (code, where ``_`` is part of a
+    name, is left out).
+    """
+    found = []
+    for page in doc_pages():
+        html = (site_dir / page).read_text(encoding="utf-8")
+        for caption in re.findall(r"<figcaption>(.*?)</figcaption>", html, re.S):
+            text = re.sub(r"<[^>]+>", "", re.sub(r"<code>.*?</code>|<a [^>]*>", " ", caption, flags=re.S))
+            found += [(page, hit) for hit in re.findall(r"\S*\S_[\w{]\S*", text)]
+    assert found == [], f"TeX subscripts in captions (page, word): {found[:10]}"

@@ -290,7 +290,7 @@ def build(figure_id: str, params: DotErrorParams) -> Built:
     more = (f"The products are summed in the input format (rounded to nearest), in FP32, or by a model of a "
             f"hardware accumulator that keeps {params.bits} bits and truncates, adding {params.hw_block} products "
             f"at a time, without and with promotion into FP32 every {params.promote_every} products. Dashed: the "
-            "worst-case bound γ_K·κ of the input-format accumulator, κ = |x|ᵀ|y| / |xᵀy| (median), left out "
+            "worst-case bound γ<sub>K</sub>·κ of the input-format accumulator, κ = |x|ᵀ|y| / |xᵀy| (median), left out "
             "above 10. A line starts where its median error stops being 0 (an exact result).")
     files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=headline(panels, params))

@@ -160,7 +160,8 @@ def build(figure_id: str, params: MatmulParams) -> Built:
            "entries of one sign; with an FP32 accumulator it stays near BF16's own rounding of the output.")
     caption = (f"A {fmt.label} matrix product Ĉ = AB, {shape}, against the exact C: the relative Frobenius "
                f"error against K, median over {params.trials} seeded trials, for two accumulators.")
-    more = (f"The error is ‖Ĉ − C‖_F / ‖C‖_F. One line has every product and partial sum rounded to {fmt.label}; "
+    more = ("The error is ‖Ĉ − C‖<sub>F</sub> / ‖C‖<sub>F</sub>. One line has every product and partial sum "
+            f"rounded to {fmt.label}; "
             f"the other keeps them in FP32 and rounds only the output to {fmt.label}.")
     files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=headline(errors, params))

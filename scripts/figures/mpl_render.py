@@ -23,6 +23,7 @@ from .mpl_collisions import check_layout  # noqa: E402
 from .mpl_dark import RecolourError, dark_svg  # noqa: E402
 from .mpl_files import SVG_RC, png_bytes, svg_bytes  # noqa: E402
 from .mpl_style import style_axes  # noqa: E402
+from .mpl_subscripts import slide_subscripts  # noqa: E402
 from .mpl_text_sizes import SmallestText, smallest_text, text_record, text_sizes_json  # noqa: E402
 from .variants import SLIDE_PX, SLIDE_TEXT_PX, Layout, Sizes  # noqa: E402
 
@@ -114,6 +115,7 @@ def slide_png(draw: Callable[[Palette, Layout], Figure], figure_id: str, size: t
     layout = Layout("slide", size, SLIDE_PX[0], SLIDE_TEXT_PX)
     fig, _, smallest = _draw_checked(draw, figure_id, layout)
     try:
+        slide_subscripts(fig)  # checked as plain text: a subscript drawn smaller only leaves more room
         return png_bytes(fig, SLIDE_PX[0]), text_record(layout, smallest)
     finally:
         plt.close(fig)

@@ -8,12 +8,17 @@ gets it lowered by :data:`LOWERED_EM` at the text's own size, in a
 ``<tspan>``; the text after it is raised back.  Matplotlib laid the label
 out with the underscore in it, so it ends about half a character short of
 where it was measured: never past it.  The slide PNG, which matplotlib draws
-itself, keeps the underscore.
+itself, gets each word that holds a subscript as mathtext in the text's own
+font (:func:`slide_subscripts`): at the slide's size its script, at 0.7 of
+the text, stays far above the smallest size a slide may draw.
 """
 
 from __future__ import annotations
 
 import re
+
+from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 LOWERED_EM = 0.3
 """How far a subscript sits below the text's baseline, in em (about where TeX puts one)."""
@@ -43,3 +48,30 @@ def subscripts(svg: str) -> str:
     tspans that raise the text back are nested, one in another, so each one's offset adds to those before.
     """
     return TEXT.sub(lambda m: m.group(1) + _lowered(m.group(2)) + m.group(3), svg)
+
+
+WORD = re.compile(r"\S+")
+
+
+def _as_mathtext(text: str) -> str:
+    r"""The text with each word that holds a subscript as ``$\mathregular{...}$`` (mathtext drops a space inside
+    math, so only the word goes in); mathtext's own special characters in such a word are escaped.
+    """
+    def word(found: re.Match[str]) -> str:
+        token = found.group(0)
+        if not SUBSCRIPT.search(token):
+            return token
+        escaped = re.sub(r"([#%&~^])", r"\\\1", token)
+        return f"$\\mathregular{{{escaped}}}$"
+
+    return WORD.sub(word, text)
+
+
+def slide_subscripts(fig: Figure) -> None:
+    """Every text of ``fig`` that writes a TeX subscript and is not mathtext already drawn with it as a
+    subscript (mathtext in the text's own font): for the slide PNG, which matplotlib draws itself.
+    """
+    for text in fig.findobj(Text):
+        shown = text.get_text()
+        if "$" not in shown and SUBSCRIPT.search(shown):
+            text.set_text(_as_mathtext(shown))

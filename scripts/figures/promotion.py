@@ -34,8 +34,10 @@ SIZES = Sizes(wide=(7.0, 3.9), narrow=(4.5, 6.8))
 """Inches: the panels side by side, or stacked on a phone (the legend below both, one entry a line)."""
 KINDS = ("uniform", "normal")
 INTERVAL = "N_c"
-"""The promotion interval as the figure writes it: plain text, as in the caption (mathtext draws its
-subscript at 70 % of the font, under the smallest size a layout allows)."""
+"""The promotion interval as the figure writes it: plain text with a TeX subscript, which the SVG draws lowered
+(figures.mpl_subscripts: mathtext would draw it at 70 % of the font, under the smallest size a layout allows)."""
+INTERVAL_HTML = "N<sub>c</sub>"
+"""The interval in a caption, whose HTML draws the subscript."""
 
 
 @dataclass(frozen=True)
@@ -178,10 +180,11 @@ def build(figure_id: str, params: PromotionParams) -> Built:
            "promotions into FP32, for inputs uniform on [0, 1) and standard normal, with the never-promoted and "
            "the FP32 errors as horizontal lines: the shorter the interval, the closer the error comes to FP32's.")
     caption = (f"Dot products of K = {number(params.k)} pairs of {fmt.label} inputs summed by a {params.bits}-bit "
-               "truncating accumulator that is promoted into FP32 every N_c products: the median relative error "
-               f"over {params.trials} seeded trials against N_c.")
-    more = (f"The model of the truncating accumulator takes {params.hw_block} products per step; every N_c products "
-            "it is added into an FP32 accumulator and cleared. Horizontal lines: the same accumulator never "
-            f"promoted ({LOOKS['truncated'].label}), and an FP32 accumulator. " + exact_note(errors))
+               f"truncating accumulator that is promoted into FP32 every {INTERVAL_HTML} products: the median relative "
+               f"error over {params.trials} seeded trials against {INTERVAL_HTML}.")
+    more = (f"The model of the truncating accumulator takes {params.hw_block} products per step; every "
+            f"{INTERVAL_HTML} products it is added into an FP32 accumulator and cleared. Horizontal lines: the "
+            f"same accumulator never promoted ({LOOKS['truncated'].label}), and an FP32 accumulator. "
+            + exact_note(errors))
     files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=headline(errors, params))
