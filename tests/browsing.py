@@ -186,6 +186,11 @@ def formula_count(site_dir: Path, page: str) -> int:
     return len(FORMULA.findall(built_html(site_dir, page)))
 
 
+def narrow_forms(site_dir: Path, page: str) -> int:
+    """How many display formulas of the built ``page`` also carry a narrow form (hooks/formula_forms.py)."""
+    return built_html(site_dir, page).count('class="MathJax fpsum-narrow"')
+
+
 def has_formulas(site_dir: Path, page: str) -> bool:
     return formula_count(site_dir, page) > 0
 

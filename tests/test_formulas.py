@@ -14,6 +14,7 @@ a second draw of the same formulas starts no Node.
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import shutil
@@ -195,10 +196,17 @@ def test_math_css_has_a_switch_for_every_width_a_page_names(site_dir: Path) -> N
 
 
 def test_the_search_index_holds_each_formula_once(site_dir: Path) -> None:
-    """A narrow form is the wide one drawn again: the index holds the wide form's TeX alone, never the mark."""
+    """A narrow form is the wide one drawn again: the index holds each formula's words once (the wide form's),
+    and neither a narrow form's mark nor its TeX.
+    """
     index = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
-    text = " ".join(doc["text"] for doc in index["docs"])
-    assert "% narrow" not in text and "x_{\\min}^{\\text{subnormal}}" in text
+    html_text = (site_dir / "formats.html").read_text(encoding="utf-8")
+    labels = re.findall(r'<mjx-container class="MathJax fpsum-narrow"[^>]*?aria-label="([^"]*)"', html_text)
+    assert labels, "formats.html has no narrow form to look for"
+    text = " ".join(doc["text"] for doc in index["docs"] if doc["location"].startswith("formats.html"))
+    assert "% narrow" not in text and "\\begin{" not in text
+    for label in labels:
+        assert text.count(html.unescape(label)) == 1, label
 
 
 def paired(html_text: str) -> formula_forms.Paired:

@@ -61,7 +61,7 @@ def test_each_race_animation_is_inlined(site_dir: Path, race_id: str) -> None:
 
 
 def test_error_versus_n_plot_is_shown_in_both_palettes(site_dir: Path) -> None:
-    _, parsed = page(site_dir, "accumulation-error.html")
+    _, parsed = page(site_dir, "error-vs-n.html")  # its one page: accumulation-error links to it
     sources = {img.get("src") for img in parsed.find("img")}
     assert "figures/error-vs-n.svg#only-light" in sources
     assert "figures/error-vs-n-dark.svg#only-dark" in sources
