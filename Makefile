@@ -47,7 +47,7 @@ $(BUNDLER): tools/bundler/package.json tools/bundler/package-lock.json
 
 # The playground's checks (issue 26), pinned by tools/playground/package-lock.json (needs Node 20.19+):
 # TypeScript checks the JavaScript of docs/assets/javascripts/playground/core (checkJs, strict), eslint
-# lints it, node --test runs its unit tests; tests/test_playground_arith.py holds it to fpsum bit for bit.
+# lints it, node --test runs its unit tests; tests/model/test_playground_arith.py holds it to fpsum bit for bit.
 PLAYGROUND := tools/playground/node_modules/.installed
 $(PLAYGROUND): tools/playground/package.json tools/playground/package-lock.json
 	cd tools/playground && npm ci --no-audit --no-fund --loglevel=error
@@ -98,7 +98,7 @@ $(LIBSTAMP): requirements-libraries.txt pyproject.toml
 
 # Runs the library rows afresh and fails if they differ from the committed data/libraries.json.
 libraries: $(STAMP) $(LIBSTAMP)
-	LIBRARIES_PYTHON="$(abspath $(LIBVENV))/bin/python" $(BIN)/pytest tests/test_libraries.py -q -n 0
+	LIBRARIES_PYTHON="$(abspath $(LIBVENV))/bin/python" $(BIN)/pytest tests/model/test_libraries.py -q -n 0
 
 # Rewrites data/libraries.json from a fresh run (commit it; the site build reads it).
 libraries-data: $(LIBSTAMP)

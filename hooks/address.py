@@ -6,7 +6,7 @@ page into the sitemap only when it knows ``site_url``.  A build without an
 address (no ``SITE_URL``: the public address is not known yet) would ship a
 feature that silently does nothing, so this hook leaves it out of such a
 build, and every link loads its page whole.  ``SITE_URL``, or ``mkdocs
-serve`` (which sets its own address), keeps it.  tests/test_citation.py
+serve`` (which sets its own address), keeps it.  tests/build/test_citation.py
 checks both builds.
 """
 

@@ -38,7 +38,7 @@ INDENT = "--fpsum-indent"
 MAX_INDENT = 16
 COLUMNS = 79
 """The longest line a block shows unwrapped from a small tablet up (layout.css sizes its font for it; the code
-the pages include is held to it, tests/test_shown_code.py).  A block with a longer line wraps at every width, is
+the pages include is held to it, tests/build/test_shown_code.py).  A block with a longer line wraps at every width, is
 taller than its line count says, and is marked ``data-fpsum-wraps``: layout.css never skips it off screen."""
 
 

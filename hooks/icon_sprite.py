@@ -22,7 +22,7 @@ would draw nothing.  The head script (overrides/main.html) gives the
 ``<html>`` element the class :data:`SERVED` (which this hook hands it as
 ``config.extra.served_class``) when the page is not on disk;
 without it (from disk, or without JavaScript) mkdocs-material's data URIs
-stay in force.  tests/test_icon_sprite.py checks the sprite and both ways.
+stay in force.  tests/build/test_icon_sprite.py checks the sprite and both ways.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ published on their own.
 Joining keeps every rule's meaning because the parts share one folder (a
 relative ``url()`` resolves the same) and none holds a rule that is only
 valid at the top of a sheet (``@import``, ``@charset``, ``@namespace``); a
-part that breaks either stops the build, naming it.  tests/test_stylesheet.py
+part that breaks either stops the build, naming it.  tests/site/test_stylesheet.py
 checks the built site.
 """
 

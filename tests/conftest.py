@@ -32,6 +32,8 @@ REPO = Path(__file__).resolve().parents[1]
 BUILD_TIMEOUT_S = 600  # how long a worker waits for another worker's build
 VERSION = str(read_citation()["version"])
 """The site's version as it is cited (CITATION.cff's): ``make archive`` and ``make publish-version`` use it."""
+# Fixtures of more than one layer that need a module of their own: ``make publish-version``'s clone.
+pytest_plugins = ["publishing"]
 ARCHIVE_EPOCH = 1_700_000_000  # 2023-11-14 22:13:20 UTC: the date every file in the tests' archive carries
 
 
@@ -43,29 +45,46 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Keep the layers apart: a test that uses the browser is marked ``browser``, and no other test is.
+    """Keep the layers apart: a test that uses the browser is in ``tests/browser/``, and no other test is.
 
-    So ``-m "not browser"`` runs every test that needs no browser, and opens
-    none.  A test whose mark and fixtures disagree fails here, before its
-    fixtures are set up.
+    So ``-m "not browser"`` (or leaving out ``tests/browser``) runs every test
+    that needs no browser, and opens none.  A test whose folder and fixtures
+    disagree fails here, before its fixtures are set up.
     """
     uses = "browser" in getattr(item, "fixturenames", ())
     if uses and item.get_closest_marker("browser") is None:
-        pytest.fail("uses the browser but is not marked browser (-m 'not browser' would open one)", pytrace=False)
+        pytest.fail("uses the browser but is not in tests/browser/ (-m 'not browser' would open one)", pytrace=False)
     if not uses and item.get_closest_marker("browser") is not None:
-        pytest.fail("is marked browser but uses no browser: leave the mark off", pytrace=False)
+        pytest.fail("is in tests/browser/ but uses no browser: move it to the layer it tests", pytrace=False)
+
+
+LAYERS = ("model", "build", "site", "browser")
+"""The folders of ``tests/``, cheapest first; each test carries its folder's name as its mark (pyproject.toml)."""
+
+
+def layer_of(path: Path) -> str:
+    """The layer a test file is in: its folder under ``tests/``; a test anywhere else is an error."""
+    parts = path.relative_to(Path(__file__).parent).parts
+    if len(parts) != 2 or parts[0] not in LAYERS:
+        raise pytest.UsageError(f"{path}: a test file belongs in one of tests/{{{','.join(LAYERS)}}}/")
+    return parts[0]
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each page's browser tests run in one pytest-xdist worker (``--dist loadgroup``, group: the page).
+    """Each test is marked with its layer (its folder), and a page's browser tests share one worker.
 
-    A page's loads that its tests share in a test process (``opened``,
-    ``loaded``) are then made once per run, not once in each worker, while
-    the pages spread over the workers.  Tried first, so that pytest-xdist,
-    which reads the groups in this same hook, finds them.
+    The mark follows the folder, so ``-m model`` or ``-m "not browser"``
+    select by layer with no mark written in a test file.  Each page's browser
+    tests run in one pytest-xdist worker (``--dist loadgroup``, group: the
+    page): a page's loads that its tests share in a test process (``opened``,
+    ``loaded``) are then made once per run, not once in each worker, while the
+    pages spread over the workers.  Tried first, so that the marks are there
+    when ``-m`` deselects and pytest-xdist, which reads the groups in this same
+    hook, finds them.
     """
     for item in items:
+        item.add_marker(getattr(pytest.mark, layer_of(item.path)))
         callspec = getattr(item, "callspec", None)
         page = callspec.params.get("name") if callspec else None
         if item.get_closest_marker("browser") and isinstance(page, str) and page.endswith(".html"):

@@ -3,7 +3,7 @@
 Record ``exercises``: one group of numbers per page (``accumulation``,
 ``error_vs_n``, ``formats``, ``beyond_kahan``, ``dot``), one function per
 exercise.  Each answer's ``command`` is the ``fpsum`` command that checks it,
-where there is one.  ``tests/test_exercises.py`` works every answer out
+where there is one.  ``tests/site/test_exercises.py`` works every answer out
 again from the model by another route.
 """
 

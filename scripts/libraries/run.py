@@ -2,7 +2,7 @@
 
 ``make libraries-data`` runs this in ``.venv-libraries`` and writes
 ``data/libraries.json``, which the site build reads (``figures.numbers``);
-``make libraries`` runs it again and compares (``tests/test_libraries.py``).
+``make libraries`` runs it again and compares (``tests/model/test_libraries.py``).
 Each snippet runs as its own process, as a reader would run it, with one
 thread, and once more with two threads: ``same_with_two_threads`` records
 whether the printed output changed.  ``same_inputs`` records whether each

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from urllib.parse import urljoin
 
 import pytest
 from playwright.sync_api import Browser, Page
@@ -20,7 +18,6 @@ from playwright.sync_api import Browser, Page
 from browsing import (
     ALL_RACES_READY_JS,
     FORMULAS_DRAWN_JS,
-    NOT_FOUND_PAGE,
     TITLE_JS,
     Visit,
     all_pages,
@@ -36,13 +33,10 @@ from browsing import (
     serving,
     set_scheme,
     show,
-    sitemap_pages,
     title_of,
     wait_for_clock,
     wait_until,
 )
-from htmlscan import Page as HtmlPage
-from repocopy import ADDRESS
 
 PAGES = all_pages()
 Opened = Callable[[str], Visit]
@@ -72,20 +66,9 @@ def race_ids(page: Page) -> list[str]:
 # ---------------------------------------------------------------- the pages themselves
 
 
-def test_the_pages_tested_are_the_pages_built(site_dir: Path, addressed_site: Path) -> None:
-    """The pages found from docs/ are the pages the sitemap lists (of the build with an address: without one it
-    lists none) and the HTML files built.
-    """
-    assert sitemap_pages(addressed_site / "site", ADDRESS) == doc_pages()
-    assert sorted(p.name for p in site_dir.glob("*.html") if p.name != NOT_FOUND_PAGE) == doc_pages()
-    assert (site_dir / NOT_FOUND_PAGE).is_file()
-    assert any(has_formulas(site_dir, p) for p in PAGES) and any(has_races(site_dir, p) for p in PAGES)
-
-
 STORAGE_JS = "() => JSON.stringify(Object.entries(localStorage).sort())"
 
 
-@pytest.mark.browser
 def test_a_reused_context_loads_a_page_as_a_new_one_and_remembers_nothing(browser: Browser, site_dir: Path) -> None:
     """What makes a reused context as good as a new one for every test (browsing.ContextPool).
 
@@ -119,7 +102,6 @@ def test_a_reused_context_loads_a_page_as_a_new_one_and_remembers_nothing(browse
 
 
 @pytest.mark.parametrize("name", PAGES)
-@pytest.mark.browser
 def test_page_loads_cleanly_and_draws_every_formula(opened: Opened, site_dir: Path, name: str) -> None:
     """No console error, no failed or outside request; every formula drawn, no TeX left in sight."""
     visit = opened(name)
@@ -149,13 +131,12 @@ def serve_sitemap_as_if_deployed(page: Page, site_dir: Path, site_url: str) -> N
     page.route("**/sitemap.xml", lambda route: route.fulfill(body=local, content_type="application/xml"))
 
 
-@pytest.mark.browser
 def test_formulas_are_drawn_after_instant_navigation(browser: Browser, addressed_site_url: str,
                                                      addressed_site: Path) -> None:
     """Clicking nav links swaps each page in without a reload, and every formula of each is drawn.
 
     On the site built with an address (``SITE_URL``): without one there is no
-    instant navigation (``hooks/address.py``, tests/test_citation.py).
+    instant navigation (``hooks/address.py``, tests/build/test_citation.py).
 
     One walk through every other page (in the order of their paths), from a
     page without formulas when there is one, as a reader going from page to
@@ -209,7 +190,6 @@ def test_formulas_are_drawn_after_instant_navigation(browser: Browser, addressed
 
 
 @pytest.mark.parametrize("name", PAGES)
-@pytest.mark.browser
 def test_every_race_plays_pauses_and_restarts(browser: Browser, site_url: str, site_dir: Path, name: str) -> None:
     if not has_races(site_dir, name):
         return
@@ -259,7 +239,6 @@ REVEAL_JS = """svg => {
 
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize("name", PAGES)
-@pytest.mark.browser
 def test_every_race_draws_its_lines_as_its_clock_runs(browser: Browser, site_url: str, site_dir: Path, name: str,
                                                        width: int) -> None:
     """What the reader sees move: 1.5 s and 3 s into each race, the lines are revealed as far as its clock says.
@@ -301,7 +280,6 @@ NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
 
 
 @pytest.mark.parametrize("name", PAGES)
-@pytest.mark.browser
 def test_with_reduced_motion_every_race_shows_its_final_frame_and_stands_still(
         browser: Browser, site_url: str, site_dir: Path, name: str) -> None:
     if not has_races(site_dir, name):
@@ -353,7 +331,6 @@ def test_with_reduced_motion_every_race_shows_its_final_frame_and_stands_still(
 
 
 @pytest.mark.parametrize("name", PAGES)
-@pytest.mark.browser
 def test_every_tab_switches(opened: Opened, site_dir: Path, name: str) -> None:
     if "tabbed-set" not in built_html(site_dir, name):
         return
@@ -399,7 +376,6 @@ def palette_state(page: Page) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("name", PAGES)
-@pytest.mark.browser
 def test_palette_toggle_switches_every_figure_to_its_dark_variant(opened: Opened, name: str) -> None:
     visit = opened(name)
     page = visit.page
@@ -429,23 +405,7 @@ def test_palette_toggle_switches_every_figure_to_its_dark_variant(opened: Opened
         set_scheme(page, "default")
 
 
-DOWNLOADABLE = re.compile(r"(^|/)(figures/[^/]+\.(svg|png|csv)|data/[^/]+\.json)$")
-
-
 @pytest.mark.parametrize("name", PAGES)
-def test_every_download_link_resolves(site_url: str, site_dir: Path, name: str) -> None:
-    parsed = HtmlPage(built_html(site_dir, name))
-    links = {a["href"] for tag, a in parsed.tags if tag == "a" and a.get("href")
-             and ("download" in a or DOWNLOADABLE.search(a["href"].split("#")[0]))}
-    for href in sorted(links):
-        url = urljoin(site_url + name, href)
-        with urllib.request.urlopen(url, timeout=10) as response:
-            assert response.status == 200, url
-            assert len(response.read()) > 0, f"{url} is empty"
-
-
-@pytest.mark.parametrize("name", PAGES)
-@pytest.mark.browser
 def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: Opened, name: str) -> None:
     visit = opened(name)
     page = visit.page
@@ -485,14 +445,12 @@ def test_print_view_shows_final_frames_and_formulas_without_navigation(opened: O
 # ---------------------------------------------------------------- the accumulation-error page in detail
 
 
-@pytest.mark.browser
 def test_loads_without_console_errors_or_remote_requests(visit: Visit) -> None:
     visit.settle()  # late errors and requests: images, workers
     assert visit.errors == []
     assert visit.outside == []
 
 
-@pytest.mark.browser
 def test_the_formulas_arrive_drawn(visit: Visit) -> None:
     visible = visit.page.evaluate("document.querySelector('article').innerText")
     assert "\\(" not in visible and "\\[" not in visible and "\\sum" not in visible
@@ -500,7 +458,6 @@ def test_the_formulas_arrive_drawn(visit: Visit) -> None:
     assert visit.page.evaluate(FORMULAS_DRAWN_JS)
 
 
-@pytest.mark.browser
 def test_race_animation_plays_and_its_pause_control_works(visit: Visit) -> None:
     race = visit.page.locator("#race-fp16-uniform")
     race.scroll_into_view_if_needed()
@@ -524,7 +481,6 @@ def test_race_animation_plays_and_its_pause_control_works(visit: Visit) -> None:
     assert_restarts(svg, race.locator("[data-race-action=restart]").click, message="Restart")
 
 
-@pytest.mark.browser
 def test_tabs_switch_format_and_inputs(visit: Visit) -> None:
     page = visit.page
     assert page.locator("#race-fp16-uniform").is_visible()

@@ -4,7 +4,7 @@ On a phone in the dark palette the picture shows the narrow dark SVG, so the
 link opens that one, on a dark canvas and as wide as the screen, not the
 desktop's light SVG with its text at 5 px; on a desktop, the wide SVG of the palette.  Served
 and opened from disk.  Without JavaScript each palette's link keeps its
-palette's wide SVG (tests/test_figure_variants.py).
+palette's wide SVG (tests/site/test_figure_variants.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ CASES = ((Screen(390, 844, True), "dark", f"{FIGURE}-narrow-dark.svg"),
          (Screen(1280, 800, False), "dark", f"{FIGURE}-dark.svg"))
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("where", ["served", "disk"])
 @pytest.mark.parametrize(("screen", "scheme", "opened"), CASES, ids=lambda case: getattr(case, "name", case))
 def test_open_large_opens_the_variant_shown(browser: Browser, site_url: str, site_dir: Path, where: str,

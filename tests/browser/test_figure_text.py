@@ -94,7 +94,6 @@ async (figure) => {
 FIGURE_SVG = re.compile(r"/figures/([a-z0-9-]+?)(-narrow)?(-dark)?\.svg$")
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda screen: screen.name)
 @pytest.mark.parametrize("name", FIGURE_PAGES)

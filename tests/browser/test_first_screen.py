@@ -60,7 +60,6 @@ def first_screen(browser: Browser, site_url: str, screen: Screen, scheme: str) -
         visit.close()
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("scheme", SCHEMES)
 @pytest.mark.parametrize("screen", SCREENS, ids=lambda s: s.name)
 def test_the_first_screen_holds_the_race_and_the_takeaway(browser: Browser, site_url: str, screen: Screen,

@@ -21,7 +21,7 @@ From 600 px up, a code block has room for the longest line of included code
 On a phone every table fits the screen (a wide one as cards, one per row), and
 the column a reader comes to a table for is on the first screen, with its name:
 the formats' stall point, the library table's result and how it adds, the
-playground's stall (tests/test_playground_page.py).  Copying a block whose
+playground's stall (tests/browser/test_playground_page.py).  Copying a block whose
 lines wrap, with its copy button or by selecting it, gives its code as written.
 
 The page is measured as a reader who has scrolled through it sees it: every
@@ -33,6 +33,7 @@ tests of that screen, both palettes included.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -40,11 +41,11 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
-from browsing import Visit, all_pages, draw_every_block, draw_every_race, set_scheme
+from browsing import REPO, Visit, all_pages, draw_every_block, draw_every_race, set_scheme
 from screens import SCHEMES, SCREENS, Screen
-from test_shown_code import COLUMNS
 
-pytestmark = pytest.mark.browser
+sys.path.insert(0, str(REPO))
+from hooks.code_blocks import COLUMNS  # noqa: E402  (one owner of the width a block wraps past)
 
 PAGES = all_pages()
 PHONES = [screen for screen in SCREENS if screen.phone]

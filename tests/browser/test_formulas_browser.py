@@ -35,8 +35,6 @@ sys.path.insert(0, str(REPO))
 from hooks.flat_svg import flatten  # noqa: E402
 from hooks.mathjax_render import Formula, draw  # noqa: E402
 
-pytestmark = pytest.mark.browser
-
 PAGES = doc_pages()
 SMALLEST_PX = 8
 # Each display formula: whether it is shown, and its drawing's size; each formula a reader would see

@@ -37,8 +37,6 @@ from browsing import (
 )
 from fresh_loads import OUTLINES_JS, Loaded
 
-pytestmark = pytest.mark.browser
-
 PAGES = doc_pages()  # the 404 page is for servers: from disk nobody lands on it
 SEARCH_TIMEOUT_MS = 15_000
 

@@ -26,8 +26,6 @@ import pytest
 from browsing import all_pages, doc_pages, formula_count, narrow_forms
 from fresh_loads import Loaded
 
-pytestmark = pytest.mark.browser
-
 PAGES = doc_pages()
 FONT_FILES = (".woff", ".woff2", ".otf", ".ttf")
 LAYOUT_SHIFT_LIMIT = 0.1

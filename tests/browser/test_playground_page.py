@@ -32,15 +32,13 @@ from typing import Any
 import numpy as np
 import pytest
 from playwright.sync_api import Browser, Page
+from test_fits_screen import STICKING_OUT_JS
 
 import fpsum
 from browsing import Visit
 from fpsum.exact_rounding import round_exact
 from fpsum.reading import read_numbers
 from fpsum.textbook import add, sub
-from test_fits_screen import STICKING_OUT_JS
-
-pytestmark = pytest.mark.browser
 
 PAGE = "playground.html"
 RUN_TIMEOUT_MS = 60_000

@@ -17,10 +17,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser
-
 from test_playground_page import RESULTS_JS, finished, open_playground
-
-pytestmark = pytest.mark.browser
 
 STALE_JS = """() => [...document.querySelectorAll('[data-result]')].map(e => {
   const stale = e.closest('[data-stale]');

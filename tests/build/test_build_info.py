@@ -18,7 +18,7 @@ from figures import site_info
 from htmlscan import Page, bibtex_fields
 from repocopy import BuiltCopy
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 VERSION = str(yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))["version"])
 
 

@@ -23,7 +23,7 @@ from figures import site_info
 from htmlscan import Page, bibtex_fields
 from repocopy import ADDRESS, BuiltCopy
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def canonical(site: Path, name: str) -> str:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 from hooks.code_blocks import COLUMNS  # noqa: E402  (the hook marks a block with a longer line: it wraps)
 

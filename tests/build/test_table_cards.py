@@ -5,7 +5,7 @@
 (``data-label``) and gives each element its table role; a narrow table, one
 with a class, without a header or with a spanning cell is left as it is.
 ``hooks/code_blocks.py`` counts a block's lines and writes each indented
-line's indentation on its span.  How the pages look with them: tests/test_fits_screen.py.
+line's indentation on its span.  How the pages look with them: tests/browser/test_fits_screen.py.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from hooks import code_blocks, table_cards  # noqa: E402
 

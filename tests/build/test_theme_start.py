@@ -14,18 +14,15 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
 import pytest
 from mkdocs.exceptions import PluginError
-from playwright.sync_api import Browser, Page, Route
 
-from browsing import THEME_RUNNING_JS, Visit, all_pages, built_html
+from browsing import all_pages, built_html
 from htmlscan import Page as HtmlPage
 from repocopy import REPO
-from screens import SCREENS, Screen
 
 sys.path.insert(0, str(REPO))
 from hooks import table_wraps, theme_on_demand  # noqa: E402
@@ -34,18 +31,6 @@ PAGES = all_pages()
 BUNDLE = re.compile(r"/assets/javascripts/bundle\.[0-9a-f]{8}\.min\.js$")
 LOADER = re.compile(r"<script>/\* mkdocs-material's bundle, started on the first move"
                     r".*?\}\)\((\{.*?\})\);\s*</script>", re.S)
-# Where each part of the article is: its direct children, its tables and its display formulas.
-ARTICLE_BOXES_JS = """() => [...document.querySelectorAll(
-    'article > *, article table, article div.arithmatex')].map(e => {
-  const r = e.getBoundingClientRect();
-  return [e.tagName + '.' + e.className, ...[r.x, r.y + scrollY, r.width, r.height].map(Math.round)];
-})"""
-PALETTE_JS = """() => ({
-  scheme: document.body.getAttribute('data-md-color-scheme'),
-  shown: [...document.querySelectorAll('[data-md-component=palette] label')].map(l => !l.hidden),
-  stored: __md_get('__palette') && __md_get('__palette').color.scheme,
-})"""
-RUNNING_NOW_JS = THEME_RUNNING_JS.removeprefix("() => ")
 
 
 def sources_of(html: str) -> dict[str, object]:
@@ -122,144 +107,4 @@ def test_a_palette_that_follows_the_system_by_itself_stops_the_build() -> None:
 
 # ---------------------------------------------------------------- in chromium
 
-@pytest.fixture
-def visits(browser: Browser, site_url: str) -> Iterator[list[Visit]]:
-    """Visits a test opens, closed after it (each opens its page without starting the theme)."""
-    visits: list[Visit] = []
-    yield visits
-    for visit in visits:
-        visit.close()
 
-
-def open_unstarted(visits: list[Visit], browser: Browser, site_url: str, page: str, screen: Screen,
-                   **options: object) -> Visit:
-    visit = Visit(browser, site_url, viewport=screen.viewport, **options)
-    visits.append(visit)
-    visit.goto(page, start_theme=False)
-    return visit
-
-
-def hold_bundle(page: Page) -> list[Route]:
-    """Requests for the bundle wait, answered only when the test lets them go (``route.continue_()``)."""
-    held: list[Route] = []
-
-    def hold(route: Route) -> None:
-        held.append(route)
-
-    page.route(BUNDLE, hold)
-    return held
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("screen", [SCREENS[1], SCREENS[3]], ids=lambda s: s.name)
-@pytest.mark.parametrize("page", PAGES)
-def test_nothing_in_the_article_moves_when_the_bundle_starts(browser: Browser, site_url: str,
-                                                             visits: list[Visit], page: str, screen: Screen) -> None:
-    visit = open_unstarted(visits, browser, site_url, page, screen)
-    visit.page.wait_for_load_state("networkidle")
-    fetched = [urlsplit(url).path for url in visit.requests]
-    assert not [path for path in fetched if BUNDLE.search(path) or "search_index" in path or "shim" in path], fetched
-    assert not visit.page.evaluate(RUNNING_NOW_JS)
-    before = visit.page.evaluate(ARTICLE_BOXES_JS)
-    visit.start_theme()
-    visit.page.wait_for_load_state("networkidle")
-    after = visit.page.evaluate(ARTICLE_BOXES_JS)
-    moved = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
-    assert moved == [], f"{page} at {screen.name}: moved when the bundle started: {moved[:3]}"
-    assert visit.page.locator(".md-typeset__scrollwrap .md-typeset__scrollwrap").count() \
-        == visit.page.locator("article table:not([class])").count(), "the bundle wraps each table once more"
-    assert visit.problems() == []
-
-
-MOVES = {
-    "tap": lambda page: page.touchscreen.tap(200, 400),
-    "click": lambda page: page.mouse.click(200, 400),
-    "pointer move": lambda page: page.mouse.move(200, 400),
-    "wheel": lambda page: page.mouse.wheel(0, 200),
-    "key": lambda page: page.keyboard.press("Tab"),
-    "scroll": lambda page: page.evaluate("scrollBy(0, 300)"),
-}
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("move", MOVES)
-def test_each_first_move_starts_the_bundle(browser: Browser, site_url: str, visits: list[Visit], move: str) -> None:
-    visit = open_unstarted(visits, browser, site_url, "index.html", SCREENS[1], has_touch=True)
-    assert not visit.page.evaluate(RUNNING_NOW_JS)
-    MOVES[move](visit.page)
-    visit.page.wait_for_function(THEME_RUNNING_JS)
-    assert visit.problems() == []
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize("system", ["light", "dark"])
-def test_a_palette_toggle_before_the_bundle_runs_takes_effect_and_stays(browser: Browser, site_url: str,
-                                                                        visits: list[Visit], system: str) -> None:
-    visit = open_unstarted(visits, browser, site_url, "formats.html", SCREENS[1], color_scheme=system)
-    page = visit.page
-    first, other = ("default", "slate") if system == "light" else ("slate", "default")
-    arrived = page.evaluate(PALETTE_JS)
-    assert arrived["scheme"] == first and arrived["shown"].count(True) == 1, arrived
-    held = hold_bundle(page)
-    page.locator("[data-md-component=palette] label:not([hidden])").click()
-    page.wait_for_function("() => document.querySelectorAll('script[src*=\"bundle.\"]').length === 1")
-    toggled = page.evaluate(PALETTE_JS)
-    assert not page.evaluate(RUNNING_NOW_JS), "the bundle ran although it was held"
-    assert toggled["scheme"] == other and toggled["stored"] == other, toggled
-    assert toggled["shown"] == [not shown for shown in arrived["shown"]], toggled
-    for route in held:
-        route.continue_()
-    page.wait_for_function(THEME_RUNNING_JS)
-    assert page.evaluate(PALETTE_JS) == toggled, "the bundle started from another palette"
-    visit.settle()  # the search worker's files loaded: a reload would cut them off (net::ERR_ABORTED), seen under load
-    page.reload(wait_until="load")
-    assert page.evaluate(PALETTE_JS) == toggled, "not kept on the next load"
-    assert visit.problems() == []
-
-
-@pytest.mark.browser
-def test_a_tap_on_search_before_the_bundle_runs_focuses_the_field_and_searches(browser: Browser, site_url: str,
-                                                                               visits: list[Visit]) -> None:
-    visit = open_unstarted(visits, browser, site_url, "index.html", SCREENS[1], has_touch=True, is_mobile=True)
-    page = visit.page
-    held = hold_bundle(page)
-    page.locator("header label.md-header__button[for=__search]").tap()
-    page.wait_for_function("() => document.activeElement.matches('[data-md-component=search-query]')")
-    assert page.evaluate("document.getElementById('__search').checked"), "the search did not open"
-    page.keyboard.type("kahan")
-    for route in held:
-        route.continue_()
-    page.wait_for_function(THEME_RUNNING_JS)
-    page.locator(".md-search-result__item").first.wait_for(state="visible")
-    assert visit.problems() == []
-
-
-@pytest.mark.browser
-@pytest.mark.parametrize(("key", "expected"), [("/", "search"), ("n", "next page")])
-def test_the_key_that_starts_the_bundle_is_not_lost(browser: Browser, site_url: str, visits: list[Visit],
-                                                    key: str, expected: str) -> None:
-    visit = open_unstarted(visits, browser, site_url, "formats.html", SCREENS[3])
-    page = visit.page
-    next_page = page.evaluate("document.querySelector('link[rel=next]').href")
-    page.keyboard.press(key)
-    if expected == "next page":
-        page.wait_for_url(next_page)
-        return
-    page.wait_for_function(THEME_RUNNING_JS)
-    page.wait_for_function("() => document.activeElement.matches('[data-md-component=search-query]')")
-    assert page.evaluate("document.getElementById('__search').checked")
-    assert visit.problems() == []
-
-
-@pytest.mark.browser
-def test_a_page_printed_before_the_bundle_runs_prints_its_folded_blocks_unfolded(browser: Browser, site_url: str,
-                                                                                 visits: list[Visit]) -> None:
-    visit = open_unstarted(visits, browser, site_url, "formats.html", SCREENS[3])
-    page = visit.page
-    folded = page.evaluate("() => [...document.querySelectorAll('details')].filter(d => !d.open).length")
-    assert folded > 0, "no folded block here: pick another page"
-    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # as the browser does before printing
-    assert page.evaluate("() => [...document.querySelectorAll('details')].every(d => d.open)")
-    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
-    assert page.evaluate("() => [...document.querySelectorAll('details')].filter(d => !d.open).length") == folded
-    assert not page.evaluate(RUNNING_NOW_JS), "printing is not a move of the reader's"

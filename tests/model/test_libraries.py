@@ -28,7 +28,7 @@ import fpsum
 from figures import numbers
 from libraries import run as libraries_run
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 N, SEED = libraries_run.N, libraries_run.SEED
 FORMATS = {"fp16": fpsum.FP16, "bf16": fpsum.BF16}
 

@@ -51,7 +51,7 @@ from fpsum.rounded_once import add_rounded
 from fpsum.stochastic_rounding import stochastic_round
 from reference import assert_same_bits
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 ORACLE = REPO / "tools" / "playground" / "oracle.js"
 CORE_FORMATS = REPO / "docs" / "assets" / "javascripts" / "playground" / "core" / "formats.js"
 PLAYGROUND_NAMES = tuple(FORMATS)

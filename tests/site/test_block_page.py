@@ -31,7 +31,7 @@ from fpsum.block_dot import block_dots
 from fpsum.blocks import get_block_format, quantize
 from fpsum.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 PAGE = (REPO / "docs" / "block-formats.md").read_text(encoding="utf-8")
 DTYPES = {"e2m1": ml_dtypes.float4_e2m1fn, "e2m3": ml_dtypes.float6_e2m3fn, "e3m2": ml_dtypes.float6_e3m2fn,
           "e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2}

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_claims import run_cli
 
 import fpsum
 from figures import conditioning_limits
 from figures.text import number
 from fpsum.cli import main
 from spoken import code_texts, section, spoken_text
-from test_claims import run_cli
 
 PARAMS = conditioning_limits.LimitsParams()
 NUMBERS = conditioning_limits.build("conditioning-limits", PARAMS).numbers

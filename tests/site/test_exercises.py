@@ -226,7 +226,7 @@ def test_an_ill_conditioned_pair_is_summed_exactly(answers: dict[str, str], monk
 
 @pytest.mark.parametrize("page", TOPIC_PAGES)
 def test_every_topic_page_ends_with_three_exercises_answered_in_collapsed_blocks(page: str) -> None:
-    text = (Path(__file__).resolve().parents[1] / "docs" / f"{page}.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / f"{page}.md").read_text(encoding="utf-8")
     section = text[text.index("\n## Exercises\n"):text.index("\n## References")]
     questions = re.findall(r"^\*\*Exercise \d+ \((?:derivation|numerical|derivation and numerical)\): ", section,
                            re.MULTILINE)
@@ -260,7 +260,7 @@ def test_a_handful_of_bf16_terms_is_typically_off_by_far_less_than_a_per_cent(an
     assert value(answers["error_vs_n.handful.reach"]) == pytest.approx(100 * (errors >= 0.01).mean(), rel=0.05)
     assert median < p90 < 1 / 2  # a per cent is far out in the tail
     assert (errors >= 0.01).mean() < 0.01
-    page = (Path(__file__).resolve().parents[1] / "docs" / "error-vs-n.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[2] / "docs" / "error-vs-n.md").read_text(encoding="utf-8")
     assert "{{ exercises.error_vs_n.handful.median }} %" in page and "typically off by a per cent" not in page
     longer, _, _ = bf16_naive_errors("uniform", PARAMS.longer_n, PARAMS.handful_trials)
     assert value(answers["error_vs_n.handful.longer_median"]) == pytest.approx(100 * np.median(longer), abs=0.005)

@@ -1,6 +1,6 @@
 """The built site's static figures come in a layout per screen, open large on a tap, and make 16:9 slides.
 
-Fast layer: the built files and HTML, no browser (tests/test_figure_text.py
+Fast layer: the built files and HTML, no browser (tests/browser/test_figure_text.py
 measures the text as chromium draws it).
 """
 
@@ -75,7 +75,7 @@ def test_every_static_figure_has_a_narrow_layout_and_each_layout_reads_at_11_px(
     """Each SVG's smallest font, scaled to the narrowest width its layout is served at, is 11 px or more.
 
     (matplotlib draws every text of these SVGs with a ``font-size`` in its style and no scaling
-    transform; tests/test_figure_text.py measures the same in chromium, transforms included.)
+    transform; tests/browser/test_figure_text.py measures the same in chromium, transforms included.)
     """
     wrong = []
     for figure_id in _static_figures(site_dir):

@@ -17,7 +17,7 @@ from figures import formats_table, site_info, snippets
 from figures.build import registry
 from htmlscan import bibtex_fields
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def read_csv(site_dir: Path, name: str) -> list[dict[str, str]]:

@@ -3,7 +3,7 @@
 The answers' numbers are tokens of record ``guided``, which runs the model on exactly each
 experiment's settings; here the sentences around them are checked on the same inputs, by
 other routes (the textbook loops, Fractions). That the playground, opened with each
-experiment's link, shows those numbers is a browser test (tests/test_playground_reading.py).
+experiment's link, shows those numbers is a browser test (tests/browser/test_playground_reading.py).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ from fpsum.updates import UpdateMethod
 from htmlscan import Page
 from wcag import contrast
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 WEIGHTS = weight_updates.WeightUpdatesParams()
 ORDERS = sum_order.OrderParams()
 LIBRARY = numbers.LibraryParams()

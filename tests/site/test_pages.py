@@ -13,7 +13,7 @@ import pytest
 from browsing import doc_pages, topic_pages
 from htmlscan import Page
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TOPIC_PAGES = topic_pages()
 
 

@@ -6,7 +6,7 @@ paragraph runs over :data:`MAX_WORDS` words; the headings of the sections every
 topic page has say what the section teaches, and no two pages share a section
 heading except the endings every page has; the home page links both reading
 paths.  The browser's view of the home page's first screen is
-``tests/test_first_screen.py``.
+``tests/browser/test_first_screen.py``.
 """
 
 from __future__ import annotations
@@ -384,7 +384,7 @@ def test_the_course_path_takes_every_topic_page_in_the_order_of_the_site(site_di
 LONG_PAGE_WORDS = 4000
 """A topic page longer than this, in words of its Markdown, folds its Code section (issue 39)."""
 LONG_PAGES = [name for name in TOPIC_PAGES
-              if len((Path(__file__).parents[1] / "docs" / name.replace(".html", ".md")).read_text().split())
+              if len((Path(__file__).resolve().parents[2] / "docs" / name.replace(".html", ".md")).read_text().split())
               > LONG_PAGE_WORDS]
 
 

@@ -13,7 +13,7 @@ import fpsum
 from figures.text import number
 from htmlscan import Page
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 RACES = [f"race-{f}-{k}" for f in ("fp16", "bf16") for k in ("uniform", "ones", "normal")]
 
@@ -38,7 +38,7 @@ def test_formulas_are_drawn_and_no_raw_tex_is_left(site_dir: Path) -> None:
     # Outside arithmatex, code and scripts, no TeX may remain: no $ delimiters, no commands.
     assert "$" not in parsed.text
     assert not re.search(r"\\(frac|sum|lceil|le|hat|operatorname)\b", parsed.text)
-    # Each formula arrives drawn (tests/test_formulas.py checks every one on every page); a long one, twice.
+    # Each formula arrives drawn (tests/build/test_formulas.py checks every one on every page); a long one, twice.
     narrow = html.count('class="MathJax fpsum-narrow"')
     assert len(parsed.find("mjx-container")) == len(blocks) + len(inline) + narrow
 

@@ -183,6 +183,6 @@ def test_past_its_largest_value_each_playground_format_gives_what_the_maths_says
 
 def test_the_maths_names_every_format_the_playground_offers() -> None:
     """The three groups of the sentence cover the playground's formats (its core/formats.js), no more."""
-    source = (Path(__file__).resolve().parents[1] / "docs/assets/javascripts/playground/core/formats.js").read_text()
+    source = (Path(__file__).resolve().parents[2] / "docs/assets/javascripts/playground/core/formats.js").read_text()
     offered = set(re.findall(r'(?:ieee|define)\("(\w+)"', source))
     assert offered == {"fp16", "bf16", "fp32", "fp64", "e5m2", "e4m3", "e4m3fnuz", "e5m2fnuz", "e3m2", "e2m3", "e2m1"}

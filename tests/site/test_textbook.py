@@ -23,7 +23,7 @@ from fpsum.formats import BF16, E4M3, E5M2, FP16, Format
 from fpsum.textbook import add, kahan, largest_power_of_two_below, naive, neumaier, pairwise, sub
 from reference import NEW_FORMATS
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FORMATS = [FP16, BF16, E4M3, E5M2, *NEW_FORMATS]
 # mkdocs.yml: pymdownx.snippets base_path
 SNIPPET_BASES = (REPO / "src", REPO / "scripts", REPO / "docs" / "assets" / "javascripts")

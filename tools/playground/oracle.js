@@ -1,4 +1,4 @@
-// The playground's arithmetic as a command for the Python tests (tests/test_playground_arith.py).
+// The playground's arithmetic as a command for the Python tests (tests/model/test_playground_arith.py).
 //
 // Reads one JSON request on standard input, {"cases": [case, ...]}, and prints {"results": [...]}, one
 // result per case, in order.  Arrays of doubles travel as base64 of their little-endian float64 bytes, so

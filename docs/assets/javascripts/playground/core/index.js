@@ -2,7 +2,7 @@
  * The playground's arithmetic: a port of the model `fpsum`, bit for bit.
  *
  * Every function here gives the doubles `fpsum` gives (the tests in
- * tests/test_playground_arith.py compare them bit for bit).  Values of
+ * tests/model/test_playground_arith.py compare them bit for bit).  Values of
  * every format are held in doubles (Float64Array for many).  Mistakes in
  * what the reader asked for throw `InputError` (one line naming the bad
  * token, format, method or option); nothing else is thrown on purpose.

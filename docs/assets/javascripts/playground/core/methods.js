@@ -114,7 +114,7 @@ function kahan(v, r, out) {
     // Where |s| >= |y|, t - s and then (t - s) - y are exact in the format (Dekker's Fast2Sum: the
     // latter is minus the rounding error of s + y), so the doubles are the rounded values; inf and NaN
     // come out as the rounding gives them (E4M3 has no inf for t to be).  In FP4 and FP6, where t may be
-    // cut to the largest value, they are exact too: tests/test_playground_arith.py checks every pair.
+    // cut to the largest value, they are exact too: tests/model/test_playground_arith.py checks every pair.
     c = Math.abs(s) >= Math.abs(y) ? (t - s) - y : r.round(r.round(t - s) - y);
     s = t;
     if (out) out[i] = s;

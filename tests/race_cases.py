@@ -1,0 +1,34 @@
+"""The race figures the tests build: each case's race computed once, its SVG, and the files a page adds.
+
+Shared by the build layer's structural checks and the browser layer's.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import cast
+
+import fpsum
+from browsing import REPO
+from figures.race import race_svg
+
+CASES = [(fmt, kind) for fmt in ("fp16", "bf16") for kind in fpsum.INPUT_KINDS]
+CSS_FILE = REPO / "docs" / "assets" / "stylesheets" / "race.css"
+JS_FILE = REPO / "docs" / "assets" / "javascripts" / "race.js"
+
+
+@functools.cache
+def race(fmt: str, kind: str) -> fpsum.Race:
+    """One race per case, computed once."""
+    return fpsum.run_race(fpsum.get_format(fmt), cast(fpsum.InputKind, kind))
+
+
+def fid(fmt: str, kind: str) -> str:
+    """The figure id a page would use."""
+    return f"race-{fmt}-{kind}"
+
+
+@functools.cache
+def svg(fmt: str, kind: str, standalone: bool) -> str:
+    """The figure's SVG text, built once per case and variant."""
+    return race_svg(race(fmt, kind), fid(fmt, kind), standalone)
