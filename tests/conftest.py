@@ -26,6 +26,7 @@ from figures.site_info import read_citation
 from fresh_loads import Loaded, fresh_loads
 from repo_copy import copy_repo
 from repocopy import ADDRESS, BuiltCopy, build_copy
+from screens import SCHEMES, SCREENS
 from site_archive import archive_folder, pack
 
 REPO = Path(__file__).resolve().parents[1]
@@ -35,6 +36,12 @@ VERSION = str(read_citation()["version"])
 # Fixtures of more than one layer that need a module of their own: ``make publish-version``'s clone.
 pytest_plugins = ["publishing"]
 ARCHIVE_EPOCH = 1_700_000_000  # 2023-11-14 22:13:20 UTC: the date every file in the tests' archive carries
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """``--check-pass``: of the browser layer, only ``make check``'s pass (the tests marked ``check``)."""
+    parser.addoption("--check-pass", action="store_true",
+                     help="browser layer: only the tests marked check, at the first screen and palette (make check)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -70,21 +77,47 @@ def layer_of(path: Path) -> str:
     return parts[0]
 
 
+def in_check_pass(item: pytest.Item) -> bool:
+    """Whether a browser test is in ``make check``'s pass: marked ``check``, at the first screen and palette.
+
+    ``@pytest.mark.check(pages=(...))`` keeps only those pages of a test that
+    is parametrized over every page (``name``), as the axe checks are.
+    """
+    mark = item.get_closest_marker("check")
+    if mark is None:
+        return False
+    params = getattr(item, "callspec", None)
+    params = params.params if params else {}
+    if params.get("screen", SCREENS[0]) != SCREENS[0] or params.get("scheme", SCHEMES[0]) != SCHEMES[0]:
+        return False
+    pages = mark.kwargs.get("pages")
+    return pages is None or params.get("name") in pages
+
+
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Each test is marked with its layer (its folder), and a page's browser tests share one worker.
 
     The mark follows the folder, so ``-m model`` or ``-m "not browser"``
-    select by layer with no mark written in a test file.  Each page's browser
-    tests run in one pytest-xdist worker (``--dist loadgroup``, group: the
-    page): a page's loads that its tests share in a test process (``opened``,
-    ``loaded``) are then made once per run, not once in each worker, while the
-    pages spread over the workers.  Tried first, so that the marks are there
-    when ``-m`` deselects and pytest-xdist, which reads the groups in this same
-    hook, finds them.
+    select by layer with no mark written in a test file.  With
+    ``--check-pass`` the browser layer is cut to ``make check``'s pass
+    (:func:`in_check_pass`).  Each page's browser tests run in one
+    pytest-xdist worker (``--dist loadgroup``, group: the page): a page's
+    loads that its tests share in a test process (``opened``, ``loaded``) are
+    then made once per run, not once in each worker, while the pages spread
+    over the workers.  Tried first, so that the marks are there when ``-m``
+    deselects and pytest-xdist, which reads the groups in this same hook,
+    finds them.
     """
     for item in items:
         item.add_marker(getattr(pytest.mark, layer_of(item.path)))
+    if config.getoption("--check-pass"):
+        left_out = [item for item in items if item.get_closest_marker("browser") and not in_check_pass(item)]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            dropped = set(left_out)
+            items[:] = [item for item in items if item not in dropped]
+    for item in items:
         callspec = getattr(item, "callspec", None)
         page = callspec.params.get("name") if callspec else None
         if item.get_closest_marker("browser") and isinstance(page, str) and page.endswith(".html"):

@@ -11,8 +11,10 @@ from typing import cast
 import fpsum
 from browsing import REPO
 from figures.race import race_svg
+from figures.races import records as race_records
 
-CASES = [(fmt, kind) for fmt in ("fp16", "bf16") for kind in fpsum.INPUT_KINDS]
+CASES = [(record.params.format, record.params.kind) for record in race_records()]
+"""The races the site shows, (format, input kind), as the race builder's records name them."""
 CSS_FILE = REPO / "docs" / "assets" / "stylesheets" / "race.css"
 JS_FILE = REPO / "docs" / "assets" / "javascripts" / "race.js"
 

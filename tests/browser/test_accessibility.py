@@ -57,6 +57,7 @@ def violations(axe: Axe, page: Page) -> list[str]:
     return found
 
 
+@pytest.mark.check(pages=("index.html", "conditioning.html", "playground.html"))
 @pytest.mark.parametrize("name", PAGES)
 def test_axe_finds_no_violation_in_either_palette(opened: Opened, axe: Axe, name: str) -> None:
     visit = opened(name)

@@ -101,6 +101,7 @@ def test_a_reused_context_loads_a_page_as_a_new_one_and_remembers_nothing(browse
             second.close()
 
 
+@pytest.mark.check
 @pytest.mark.parametrize("name", PAGES)
 def test_page_loads_cleanly_and_draws_every_formula(opened: Opened, site_dir: Path, name: str) -> None:
     """No console error, no failed or outside request; every formula drawn, no TeX left in sight."""
@@ -189,6 +190,7 @@ def test_formulas_are_drawn_after_instant_navigation(browser: Browser, addressed
 # ---------------------------------------------------------------- the race animations
 
 
+@pytest.mark.check
 @pytest.mark.parametrize("name", PAGES)
 def test_every_race_plays_pauses_and_restarts(browser: Browser, site_url: str, site_dir: Path, name: str) -> None:
     if not has_races(site_dir, name):
