@@ -22,6 +22,8 @@ from filelock import FileLock
 from playwright.sync_api import Browser
 
 from browsing import CHROMIUM_ARGS, Visit, serving
+from figures.alone import MODULES_ENV
+from figures.cache import CACHE_DIR
 from figures.site_info import read_citation
 from fresh_loads import Loaded, fresh_loads
 from repo_copy import copy_repo
@@ -35,6 +37,8 @@ VERSION = str(read_citation()["version"])
 """The site's version as it is cited (CITATION.cff's): ``make archive`` and ``make publish-version`` use it."""
 # Fixtures of more than one layer that need a module of their own: ``make publish-version``'s clone.
 pytest_plugins = ["publishing"]
+RECORD_MODULES = "record-modules.json"
+"""Beside ``built_copy``'s repository: each record's loaded module files in its cold build (test_cache_keys)."""
 ARCHIVE_EPOCH = 1_700_000_000  # 2023-11-14 22:13:20 UTC: the date every file in the tests' archive carries
 
 
@@ -154,17 +158,20 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, build: Cal
 
 
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def site_dir(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
     """The site as ``make site`` builds it from the repository as it is now, built once per test run.
 
     A strict build of the repository itself with its own caches (``.cache/``):
     warm, as the maintainer's next ``make site`` would be, so that one test file
-    costs seconds, not a cold build (in a fresh clone the caches are empty and it
-    is cold).  The tests of a cold build use ``built_copy``; the cache tests hold
-    a warm build to a cold one.
+    costs seconds, not a cold build.  In a fresh clone (no figure cache yet)
+    the caches are first filled from ``built_copy``'s cold build, which the
+    build layer makes anyway: the figures are computed once per run, not twice.
     """
 
     def build(folder: Path) -> str | None:
+        if not any(CACHE_DIR.glob("*")):
+            cold: BuiltCopy = request.getfixturevalue("built_copy")
+            shutil.copytree(cold.repo / ".cache", REPO / ".cache", dirs_exist_ok=True)
         result = build_copy(REPO, folder / "site")
         return None if result.returncode == 0 else f"strict build of the repository failed:\n{result.stderr[-4000:]}"
 
@@ -245,14 +252,19 @@ def unpacked(archive: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def built_copy(tmp_path_factory: pytest.TempPathFactory) -> BuiltCopy:
-    """A copy of the repository, built once per test run from an empty figure cache (which it then holds)."""
+    """A copy of the repository, built once per test run from an empty figure cache (which it then holds).
+
+    Each record is built in a fresh interpreter, and the modules it loaded are
+    listed in :data:`RECORD_MODULES` beside the copy (``figures.alone``).
+    """
 
     def build(folder: Path) -> str | None:
         built = BuiltCopy(repo=folder / "repo", site=folder / "site-cold")
         built.repo.mkdir()
         copy_repo(built.repo)
         assert not (built.repo / ".cache").exists()
-        result = build_copy(built.repo, built.site)
+        # Each record in an interpreter of its own, listing the modules it loaded: the cache keys' proof.
+        result = build_copy(built.repo, built.site, environment={MODULES_ENV: str(folder / RECORD_MODULES)})
         return None if result.returncode == 0 else f"strict build of the copy failed:\n{result.stderr[-4000:]}"
 
     folder = once_per_run(tmp_path_factory, "copy", build)
@@ -260,16 +272,17 @@ def built_copy(tmp_path_factory: pytest.TempPathFactory) -> BuiltCopy:
 
 
 @pytest.fixture(scope="session")
-def addressed_site(built_copy: BuiltCopy, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def addressed_site(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site built with ``SITE_URL`` = :data:`ADDRESS`, as it is published, once per test run.
 
-    Built in a copy of ``built_copy``'s repository, figure cache included; the
-    build's log is ``build.log`` beside the site (``site/``) in the folder returned.
+    Built in a copy of the repository with the repository's caches, which
+    ``site_dir``'s build has just filled (so it is warm); the build's log is
+    ``build.log`` beside the site (``site/``) in the folder returned.
     """
 
     def build(folder: Path) -> str | None:
-        repo = folder / "repo"
-        shutil.copytree(built_copy.repo, repo, symlinks=True)
+        repo = copy_repo(folder / "repo")
+        shutil.copytree(REPO / ".cache", repo / ".cache", symlinks=True)
         result = build_copy(repo, folder / "site", site_url=ADDRESS)
         (folder / "build.log").write_text(result.stderr)
         return None if result.returncode == 0 else f"strict build with SITE_URL failed:\n{result.stderr[-4000:]}"

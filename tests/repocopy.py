@@ -16,18 +16,20 @@ ADDRESS = "https://mirror.example.org/accumulation/"
 a reader gets names."""
 
 
-def build_copy(repo: Path, target: Path, site_url: str | None = None) -> subprocess.CompletedProcess[str]:
+def build_copy(repo: Path, target: Path, site_url: str | None = None,
+               environment: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``mkdocs build --strict`` of the repository ``repo`` (a copy, or the repository itself), with its own model
     on the path and its own caches.
 
     Built at the address ``site_url`` (``SITE_URL``), or, for None, without one as ``make site`` builds
-    it by default, whatever ``SITE_URL`` the tests' own environment holds.
+    it by default, whatever ``SITE_URL`` the tests' own environment holds; ``environment`` adds variables.
     """
     env = dict(os.environ, SOURCE_DATE_EPOCH=os.environ.get("SOURCE_DATE_EPOCH", "1700000000"),
                PYTHONPATH=str(repo / "src"), NO_MKDOCS_2_WARNING="1", DISABLE_MKDOCS_2_WARNING="true")
     env.pop("SITE_URL", None)
     if site_url is not None:
         env["SITE_URL"] = site_url
+    env |= environment or {}
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
         cwd=repo, env=env, capture_output=True, text=True, check=False,

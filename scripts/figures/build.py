@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import multiprocessing
 import os
 import pkgutil
 import time
@@ -18,6 +19,7 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
 from types import ModuleType
 
+from .alone import MODULES_ENV, build_alone
 from .cache import CACHE_DIR, REPO, Sources, cache_key, environment_fingerprint, lookup, store
 from .contract import NUMBERS_PATH, flatten
 from .errors import located
@@ -68,8 +70,9 @@ def registry() -> list[Record]:
     return records
 
 
-def _make(record: Record, key: str) -> tuple[Built, float]:
-    """Build one record and store it in the cache (possibly in a worker process); with the seconds it took.
+def _make(record: Record, key: str) -> tuple[Built, float, list[str]]:
+    """Build one record and store it in the cache (possibly in a worker process); with the seconds it took
+    (and no modules: :func:`figures.alone.build_alone` lists them).
 
     A failure comes back as a plain message with its location: a worker's
     traceback does not survive the trip between processes.
@@ -80,7 +83,7 @@ def _make(record: Record, key: str) -> tuple[Built, float]:
     except Exception as error:
         raise RuntimeError(f"{type(error).__name__}: {error} [at {located(error)}]") from None
     store(key, record.id, built)
-    return built, time.perf_counter() - start
+    return built, time.perf_counter() - start, []
 
 
 def _fail(record: Record, error: BaseException) -> FigureError:
@@ -115,30 +118,50 @@ def longest_first(missing: list[tuple[Record, str]], times: dict[str, float]) ->
     return sorted(missing, key=lambda item: -times.get(item[0].id, float("inf")))
 
 
+def _pool(workers: int, alone: bool) -> ProcessPoolExecutor:
+    """Worker processes for the records: forked and reused, or with ``alone`` a fresh interpreter per record."""
+    if alone:
+        return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                                   max_tasks_per_child=1)
+    return ProcessPoolExecutor(max_workers=workers)
+
+
 def _build_missing(missing: list[tuple[Record, str]], workers: int) -> dict[str, tuple[Built, float]]:
     """Build what the cache lacks, in ``workers`` processes (in this one if 1), longest first.
 
     The first failure stops the build: records not started yet are not built
     (a broken model fails them all, and ``mkdocs serve`` should say so at once).
+    With :data:`figures.alone.MODULES_ENV` set, each record is built in a fresh
+    interpreter, and the modules each one loaded are written to that file.
     """
     missing = longest_first(missing, last_times())
+    modules_file = os.environ.get(MODULES_ENV)
     results: dict[str, tuple[Built, float]] = {}
-    if workers <= 1:
+    if workers <= 1 and not modules_file:
         for record, key in missing:
             try:
-                results[record.id] = _make(record, key)
+                built, seconds, _ = _make(record, key)
+                results[record.id] = built, seconds
             except Exception as error:
                 raise _fail(record, error) from None
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = [(record, pool.submit(_make, record, key)) for record, key in missing]
-            wait([future for _, future in futures], return_when=FIRST_EXCEPTION)
-            failed = [(record, future) for record, future in futures if future.done() and future.exception()]
+    elif missing:
+        with _pool(max(workers, 1), alone=bool(modules_file)) as pool:
+            futures = [(record, key, pool.submit(build_alone, record) if modules_file
+                        else pool.submit(_make, record, key)) for record, key in missing]
+            wait([future for _, _, future in futures], return_when=FIRST_EXCEPTION)
+            failed = [(record, future) for record, _, future in futures if future.done() and future.exception()]
             if failed:  # the first to fail, in the order started; what has not started is not built
                 pool.shutdown(cancel_futures=True)
                 record, future = failed[0]
                 raise _fail(record, future.exception() or RuntimeError("failed")) from None
-            results = {record.id: future.result() for record, future in futures}
+            loaded: dict[str, list[str]] = {}
+            for record, key, future in futures:
+                built, seconds, loaded[record.id] = future.result()
+                if modules_file:  # the worker stored nothing: its modules are only what the build loaded
+                    store(key, record.id, built)
+                results[record.id] = built, seconds
+        if modules_file:
+            Path(modules_file).write_text(json.dumps(loaded, sort_keys=True, indent=1) + "\n")
     if results:
         _record_times({name: seconds for name, (_, seconds) in results.items()})
     return results

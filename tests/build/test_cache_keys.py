@@ -1,8 +1,9 @@
 """A record's cache key covers what its builder runs, and an edit changes the keys of its importers only.
 
-The proof that no record can go stale builds every record in a fresh
-interpreter and holds the modules it loaded to the key's; the other tests
-read keys alone, and the import reader on small packages of their own.
+The proof that no record can go stale holds, for every record, the modules a
+fresh interpreter loaded to build it (in the cold build of the repository
+copy, ``built_copy``: ``figures.alone``) to the key's; the other tests read
+keys alone, and the import reader on small packages of their own.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import RECORD_MODULES
 from figures import cache, imports
-from figures.build import builders, registry
+from figures.build import registry
 from figures.cache import ROOTS, Sources, builder_module, cache_key
 from figures.imports import ImportGraph
 from figures.record import Built, Record
+from repocopy import BuiltCopy
 
 ENVIRONMENT = "python=test"  # the environment's part of the key is not under test here
 
@@ -324,37 +327,34 @@ def key_files(sources: Sources, record: Record) -> set[Path]:
 
 # The proof: every module a record's build loads is in its key.
 
-LOADED = """
-import importlib, json, sys
-from pathlib import Path
-builder = importlib.import_module(sys.argv[1])
-for record in builder.records():
-    record.build(record.id, record.params)
-roots = [Path(root).resolve() for root in sys.argv[2:]]
-files = {str(Path(module.__file__).resolve()) for module in list(sys.modules.values())
-         if getattr(module, "__file__", None)}
-print(json.dumps(sorted(name for name in files if any(Path(name).is_relative_to(root) for root in roots))))
-"""
+
+@pytest.fixture(scope="module")
+def loaded(built_copy: BuiltCopy) -> dict[str, list[str]]:
+    """Each record's loaded module files in the cold build of the copy: one fresh interpreter per record."""
+    listed: dict[str, list[str]] = json.loads((built_copy.repo.parent / RECORD_MODULES).read_text())
+    return listed
 
 
-# Builds the records: block_errors' two take about 20 s each on an idle machine, and more than 600 s when four
-# test sessions shared two cores.
-@pytest.mark.timeout(2400)
-@pytest.mark.parametrize("builder", [module.__name__ for module in builders()])
-def test_every_module_a_build_loads_is_in_its_key(builder: str) -> None:
-    """Measured, not read: the builder module alone is imported in a fresh interpreter, its records built, and
-    every loaded module under ``src`` and ``scripts`` (``fpsum``, ``figures`` and what they import) must be in
-    the key of each of its records.
+@pytest.mark.parametrize("record", registry(), ids=lambda record: record.id)
+def test_every_module_a_build_loads_is_in_its_key(built_copy: BuiltCopy, loaded: dict[str, list[str]],
+                                                  record: Record) -> None:
+    """Measured, not read: the cold build of the repository copy built each record in a fresh interpreter
+    (``figures.alone``), which loaded the record's builder to unpickle it, then what its build imports; every
+    loaded module under the copy's ``src`` and ``scripts`` (``fpsum``, ``figures`` and what they import) must be
+    in the record's key, read from the copy's sources.
     """
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(map(str, ROOTS)))
-    done = subprocess.run([sys.executable, "-c", LOADED, builder, *map(str, ROOTS)], cwd=cache.REPO, env=env,
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    loaded = {Path(name) for name in json.loads(done.stdout.splitlines()[-1])}
-    assert any(path.name == f"{builder.rpartition('.')[2]}.py" for path in loaded), "the builder was not loaded"
-    sources = Sources()
-    built = [record for record in registry() if builder_module(record) == builder]
-    assert built, f"{builder} declares no record"
-    for record in built:
-        missing = loaded - {path.resolve() for path in key_files(sources, record)}
-        assert not missing, f"{record.id}'s key lacks modules its build loaded: {sorted(map(str, missing))}"
+    roots = tuple(built_copy.repo / root.relative_to(cache.REPO) for root in ROOTS)
+    files = {Path(name) for name in loaded[record.id]}
+    ours = {path for path in files if any(path.is_relative_to(root.resolve()) for root in roots)}
+    ours.discard((built_copy.repo / "scripts" / "figures" / "alone.py").resolve())  # the worker's own
+    builder = builder_module(record)
+    assert any(path.name == f"{builder.rpartition('.')[2]}.py" for path in ours), "the builder was not loaded"
+    missing = ours - {path.resolve() for path in key_files(Sources(roots), record)}
+    assert not missing, f"{record.id}'s key lacks modules its build loaded: {sorted(map(str, missing))}"
+
+
+def test_the_proof_lists_every_record(loaded: dict[str, list[str]]) -> None:
+    """Every record was built in the cold build, each alone (a worker that built two would list the first's
+    builder for the second, which its key need not hold: the test above would fail).
+    """
+    assert sorted(loaded) == sorted(record.id for record in registry())
