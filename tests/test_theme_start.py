@@ -1,7 +1,7 @@
 """mkdocs-material's script starts on the reader's first move, and nothing is lost or moves when it does.
 
-``hooks/theme_on_demand.py`` puts ``hooks/theme_loader.js`` in each page in
-place of the bundle's tag, and ``hooks/table_wraps.py`` gives each table the
+``hooks/theme/theme_on_demand.py`` puts ``hooks/theme/theme_loader.js`` in each page in
+place of the bundle's tag, and ``hooks/theme/table_wraps.py`` gives each table the
 wrapping the bundle would.  Checked here, in the built HTML and in chromium:
 a page loads without the bundle (nor the shim, nor the search index); each
 kind of first move starts it; when it starts, nothing in the article moves;
@@ -28,10 +28,12 @@ from repocopy import REPO
 from screens import SCREENS, Screen
 
 sys.path.insert(0, str(REPO))
-from hooks import table_wraps, theme_on_demand  # noqa: E402
+from hooks.theme import table_wraps, theme_on_demand  # noqa: E402
+from hooks.theme.names import BUNDLE as BUNDLE_PATH  # noqa: E402
+from hooks.theme.names import SCROLLWRAP, WRAPPED_TABLES  # noqa: E402
 
 PAGES = all_pages()
-BUNDLE = re.compile(r"/assets/javascripts/bundle\.[0-9a-f]{8}\.min\.js$")
+BUNDLE = re.compile(f"/{BUNDLE_PATH}$")
 LOADER = re.compile(r"<script>/\* mkdocs-material's bundle, started on the first move"
                     r".*?\}\)\((\{.*?\})\);\s*</script>", re.S)
 # Where each part of the article is: its direct children, its tables and its display formulas.
@@ -166,8 +168,8 @@ def test_nothing_in_the_article_moves_when_the_bundle_starts(browser: Browser, s
     after = visit.page.evaluate(ARTICLE_BOXES_JS)
     moved = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
     assert moved == [], f"{page} at {screen.name}: moved when the bundle started: {moved[:3]}"
-    assert visit.page.locator(".md-typeset__scrollwrap .md-typeset__scrollwrap").count() \
-        == visit.page.locator("article table:not([class])").count(), "the bundle wraps each table once more"
+    assert visit.page.locator(f".{SCROLLWRAP} .{SCROLLWRAP}").count() \
+        == visit.page.locator(f"article {WRAPPED_TABLES}").count(), "the bundle wraps each table once more"
     assert visit.problems() == []
 
 

@@ -1,4 +1,4 @@
-"""Code blocks that cost the page nothing until a reader comes near them, and whose long lines wrap, marked.
+"""Patches code blocks for mkdocs-material's content.lazy: each is sized while skipped off screen; long lines wrap.
 
 mkdocs-material's ``content.lazy`` feature (mkdocs.yml) sets up a code block
 -- its copy button, and keyboard access when it scrolls sideways -- only when

@@ -1,4 +1,4 @@
-"""A missing snippet stops the build with one line naming the page, not a traceback.
+"""Patches pymdownx.snippets: a missing snippet stops the build with one line naming the page, not a traceback.
 
 pymdownx.snippets (``check_paths: true``) raises ``SnippetMissingError`` when
 a page includes a file that does not exist; mkdocs reports only its own

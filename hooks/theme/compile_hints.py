@@ -1,4 +1,4 @@
-"""Have the browser compile mkdocs-material's bundle while it downloads, off the page's main thread.
+"""Patches mkdocs-material's bundle in the built site: a compile hint, so the browser compiles it off the main thread.
 
 Chromium (136 and later) reads a compile hint at the top of a script: after
 the magic comment ``//# allFunctionsCalledOnLoad`` it compiles every function
