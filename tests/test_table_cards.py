@@ -71,7 +71,7 @@ def test_each_indented_line_of_a_block_gets_its_indentation() -> None:
             '<span id="__span-0-3">\n</span>'
             '<span id="__span-0-4">' + " " * 40 + "x\n</span>")
     html = f"<pre><span></span><code>{code}</code></pre>"
-    out = code_blocks.on_page_content(html, None, None, None)  # type: ignore[arg-type]
+    out = code_blocks.prepared(html, "page.md")
     assert out.startswith('<pre style="--fpsum-code-lines: 4"><span></span><code>')
     assert re.findall(r'<span id="__span-0-(\d)"( style="[^"]*")?>', out) == [
         ("1", ""), ("2", ' style="--fpsum-indent: 4"'), ("3", ""),
