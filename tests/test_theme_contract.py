@@ -12,6 +12,7 @@ the playground share are written once (hooks/theme/names.py).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -169,6 +170,17 @@ def test_code_blocks_stop_on_a_pre_not_from_pymdownx_highlight() -> None:
 def test_code_blocks_stop_on_lines_without_their_spans() -> None:
     with pytest.raises(PluginError, match=r"^code_blocks\.py: page\.md: a code block's lines are not each in a span"):
         code_blocks.prepared("<pre><span></span><code>a = 1\nb = 2\n</code></pre>", "page.md")
+
+
+@pytest.mark.parametrize("name", ["SnippetMissingError", "SnippetPreprocessor"])
+def test_build_errors_without_what_it_wraps_stops_the_build(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    from pymdownx import snippets
+
+    monkeypatch.delattr(snippets, name)
+    spec = importlib.util.spec_from_file_location("build_errors_alone", REPO / "hooks/theme/build_errors.py")
+    assert spec is not None and spec.loader is not None
+    with pytest.raises(PluginError, match=r"^build_errors\.py: pymdownx\.snippets has no SnippetMissingError or"):
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
 
 
 def test_the_contract_is_the_first_hook_of_the_build() -> None:

@@ -180,12 +180,12 @@ def highlight_problem() -> str | None:
     return None
 
 
-@cache
 def snippets_problem() -> str | None:
     """Why build_errors.py could not wrap pymdownx.snippets, or None if it can."""
     from pymdownx import snippets
 
-    if not hasattr(snippets, "SnippetMissingError") or not callable(getattr(snippets.SnippetPreprocessor, "run", None)):
+    preprocessor = getattr(snippets, "SnippetPreprocessor", None)
+    if not hasattr(snippets, "SnippetMissingError") or not callable(getattr(preprocessor, "run", None)):
         return "pymdownx.snippets has no SnippetMissingError or no SnippetPreprocessor.run to wrap"
     return None
 
