@@ -32,7 +32,7 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 # MathJax 3.2.2 for the build, pinned by tools/mathjax/package-lock.json (needs Node 18.20+ and npm):
-# hooks/formulas.py draws every formula with it (tools/mathjax/render.js) when the site is built.
+# hooks/content/formulas.py draws every formula with it (tools/mathjax/render.js) when the site is built.
 MATHJAX := tools/mathjax/node_modules/.installed
 $(MATHJAX): tools/mathjax/package.json tools/mathjax/package-lock.json
 	cd tools/mathjax && npm ci --no-audit --no-fund --loglevel=error
@@ -77,10 +77,10 @@ chromium:
 	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # The playground's own checks, shared by `make test` and `make check` (which runs them only when they changed).
-PLAYGROUND_JS := docs/assets/javascripts/playground tools/playground hooks/theme_loader.js
+PLAYGROUND_JS := docs/assets/javascripts/playground tools/playground hooks/theme/theme_loader.js
 define playground_checks
 	tools/playground/node_modules/.bin/tsc -p tools/playground
-	tools/playground/node_modules/.bin/eslint -c tools/playground/eslint.config.js docs/assets/javascripts/playground/core docs/assets/javascripts/playground/ui tools/playground hooks/theme_loader.js
+	tools/playground/node_modules/.bin/eslint -c tools/playground/eslint.config.js docs/assets/javascripts/playground/core docs/assets/javascripts/playground/ui tools/playground hooks/theme/theme_loader.js
 	node --test tools/playground/test/
 endef
 

@@ -6,7 +6,7 @@ one, 412 x 823), the reader doing nothing -- no scrolling, no tap, no key.
 That is the page's HTML, its style sheets and scripts, its fonts (the site has
 none of its own), the images the browser fetches without scrolling, and what
 the scripts fetch on their own: mkdocs-material's search index, search worker
-and sitemap.  A page's formulas are in its HTML, drawn (``hooks/formulas.py``).  An image
+and sitemap.  A page's formulas are in its HTML, drawn (``hooks/content/formulas.py``).  An image
 marked ``loading="lazy"`` far enough below the fold, or inside ``<noscript>``,
 is not fetched, so it does not count; a lazy one the browser fetches anyway
 (it is near the top) does.  Settled means loaded, and no request in flight for

@@ -41,7 +41,7 @@ CHROMIUM_ARGS = [
 VIEWPORT = {"width": 1280, "height": 900}
 SETTLE_TIMEOUT_MS = 30_000
 
-# mkdocs-material's script has started: hooks/theme_loader.js loads it on the reader's first move.
+# mkdocs-material's script has started: hooks/theme/theme_loader.js loads it on the reader's first move.
 THEME_RUNNING_JS = "() => document.documentElement.getAttribute('data-fpsum-theme') === 'running'"
 # race.js has set up every race: its buttons work (its drawing may wait in a template until it is near the view).
 ALL_RACES_READY_JS = "() => document.querySelectorAll('.race:not([data-race-ready])').length === 0"
@@ -187,7 +187,7 @@ def formula_count(site_dir: Path, page: str) -> int:
 
 
 def narrow_forms(site_dir: Path, page: str) -> int:
-    """How many display formulas of the built ``page`` also carry a narrow form (hooks/formula_forms.py)."""
+    """How many display formulas of the built ``page`` also carry a narrow form (hooks/content/formula_forms.py)."""
     return built_html(site_dir, page).count('class="MathJax fpsum-narrow"')
 
 
@@ -353,7 +353,7 @@ class Visit:
 
     def start_theme(self) -> None:
         """A reader's first move, a turn of the mouse wheel by nothing (it scrolls nothing), starts
-        mkdocs-material's script (hooks/theme_loader.js); wait until it runs.
+        mkdocs-material's script (hooks/theme/theme_loader.js); wait until it runs.
         """
         self.page.mouse.wheel(0, 0)
         self.page.wait_for_function(THEME_RUNNING_JS, timeout=SETTLE_TIMEOUT_MS)

@@ -21,7 +21,7 @@ from page_weight import VIEWPORT
 
 PHONE = dict(VIEWPORT)  # the bench's phone, Lighthouse's mobile viewport
 # Each formula's glyphs, in order: the code point and outline of every glyph it draws, a glyph the
-# page's outlines (hooks/formulas.py) lack as null.  A glyph is a <use> of the page's outline.
+# page's outlines (hooks/content/formulas.py) lack as null.  A glyph is a <use> of the page's outline.
 OUTLINES_JS = """() => [...document.querySelectorAll('.arithmatex > mjx-container > svg')].map(
   svg => [...svg.querySelectorAll('[data-c]')].filter(g => g.matches('use, path')).map(g => {
     const href = g.getAttribute('href') || g.getAttribute('xlink:href');

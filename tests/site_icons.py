@@ -1,4 +1,4 @@
-"""The icons of mkdocs-material's main sheet as the built site publishes it (``hooks/icon_sprite.py`` reads them)."""
+"""The icons of mkdocs-material's main sheet as the built site publishes it (``hooks/theme/icon_sprite.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from browsing import REPO, linked_sheets
 
 sys.path.insert(0, str(REPO))
-from hooks.icon_sprite import Icon, theme_icons  # noqa: E402
+from hooks.theme.icon_sprite import Icon, theme_icons  # noqa: E402
 
 
 def site_icons(site_dir: Path) -> list[Icon]:

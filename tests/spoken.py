@@ -1,6 +1,6 @@
 """A built page's text as a screen reader speaks it: each formula read as its label, code left out.
 
-The formulas are drawn at build time (``hooks/formulas.py``) as SVG named in
+The formulas are drawn at build time (``hooks/content/formulas.py``) as SVG named in
 words (``aria-label``); :func:`spoken_text` puts that name in the formula's
 place, so a test can read a sentence with its formulas.  Code and pre
 blocks are left out, as :class:`htmlscan.Page` leaves them out.

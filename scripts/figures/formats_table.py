@@ -87,7 +87,7 @@ def build(figure_id: str, params: FormatsParams) -> Built:
     """
     # The stall point, what a reader comes for, stands next to the format: the table's first screen shows
     # it (the first column stays in view while the rest scrolls: layout.css), and on a phone, where the
-    # table is cards (hooks/table_cards.py), it is the first value of each.
+    # table is cards (hooks/content/table_cards.py), it is the first value of each.
     columns = ["format", "stall point", "inputs to stall", "p", "u", "bits", "largest finite",
                "smallest normal", "smallest subnormal", "overflow to"]
     rows_html, csv_rows = [], []

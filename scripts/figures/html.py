@@ -1,7 +1,7 @@
 """HTML for figures: the numbered, captioned, downloadable wrapper, and static images that fit the screen.
 
 Links inside a fragment start with ``contract.ROOT`` and the figure's number
-is ``contract.FIGURE_NUMBER``; hooks/tokens.py resolves both for the page
+is ``contract.FIGURE_NUMBER``; hooks/content/tokens.py resolves both for the page
 that shows the figure (numbers count up within a page).
 """
 

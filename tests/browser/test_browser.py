@@ -137,12 +137,12 @@ def test_formulas_are_drawn_after_instant_navigation(browser: Browser, addressed
     """Clicking nav links swaps each page in without a reload, and every formula of each is drawn.
 
     On the site built with an address (``SITE_URL``): without one there is no
-    instant navigation (``hooks/address.py``, tests/build/test_citation.py).
+    instant navigation (``hooks/theme/address.py``, tests/build/test_citation.py).
 
     One walk through every other page (in the order of their paths), from a
     page without formulas when there is one, as a reader going from page to
     page has it: each page swapped in brings the glyph outlines its formulas
-    use (hooks/formulas.py puts them inside the content that is swapped), and
+    use (hooks/content/formulas.py puts them inside the content that is swapped), and
     the page left takes its own away.
     """
     site_dir, site_url = addressed_site / "site", addressed_site_url
@@ -384,7 +384,7 @@ def test_palette_toggle_switches_every_figure_to_its_dark_variant(opened: Opened
     problems = len(visit.problems())
     draw_every_race(page)
     try:
-        # overrides/main.html gives the body the attribute that turns transitions off, and the
+        # hooks/theme/overrides/main.html gives the body the attribute that turns transitions off, and the
         # bundle takes it away a frame after each palette change: it must not stay.
         page.wait_for_function(TRANSITIONS_BACK_ON)
         light = palette_state(page)

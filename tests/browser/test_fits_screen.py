@@ -33,6 +33,7 @@ tests of that screen, both palettes included.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -45,7 +46,8 @@ from browsing import REPO, Visit, all_pages, draw_every_block, draw_every_race, 
 from screens import SCHEMES, SCREENS, Screen
 
 sys.path.insert(0, str(REPO))
-from hooks.code_blocks import COLUMNS  # noqa: E402  (one owner of the width a block wraps past)
+from hooks.theme.code_blocks import COLUMNS  # noqa: E402  (one owner of the width a block wraps past)
+from hooks.theme.names import SCROLLWRAP, TABLE_BOX  # noqa: E402
 
 PAGES = all_pages()
 PHONES = [screen for screen in SCREENS if screen.phone]
@@ -80,9 +82,8 @@ STICKING_OUT_JS = """() => {
   }
   return {scrollWidth: document.documentElement.scrollWidth, width, out};
 }"""
-# A table's scroll box: the outer of its two .md-typeset__scrollwrap (the build wraps each table, and
-# mkdocs-material's script, once started, wraps it again inside: hooks/table_wraps.py).
-TABLE_BOX_JS = "const TABLE_BOX = '.md-typeset__scrollwrap:not(.md-typeset__table > *)';"
+# A table's scroll box (hooks/theme/names.py).
+TABLE_BOX_JS = f"const TABLE_BOX = {json.dumps(TABLE_BOX)};"
 # Each table that scrolls sideways, scrolled to its end: its first column's cells that left the view
 # of the scrolling box, and those whose background is not opaque.
 FIRST_COLUMN_JS = """() => {
@@ -353,8 +354,8 @@ TABLE_PAGES = ["accumulation-error.html", "conditioning.html", "formats.html", "
 def test_a_table_that_scrolls_is_reachable_and_readable(shown: Page, scheme: str) -> None:
     """axe's rules for a box that scrolls (the keyboard can reach it) and for contrast, on the phone's tables."""
     page = in_palette(shown, scheme)
-    assert page.locator("article .md-typeset__scrollwrap table").count() > 0, "no table here: update TABLE_PAGES"
-    results = Axe().run(page, context=".md-typeset__scrollwrap",
+    assert page.locator(f"article .{SCROLLWRAP} table").count() > 0, "no table here: update TABLE_PAGES"
+    results = Axe().run(page, context=f".{SCROLLWRAP}",
                         options={"runOnly": ["scrollable-region-focusable", "color-contrast"]})
     found = [f"{v['id']}: {[n['target'] for n in v['nodes'][:5]]}" for v in results.response["violations"]]
     assert found == []

@@ -7,10 +7,10 @@ reader sees outside code is TeX; no formula makes the page scroll sideways
 (a long display formula scrolls inside its own box, which then takes the
 keyboard focus).  The same with JavaScript off, and from disk (``file://``).
 On a phone no display formula scrolls: a long one shows its narrow form
-(``hooks/formula_forms.py``); at 1280 px, and printed, each shows its wide one.
+(``hooks/content/formula_forms.py``); at 1280 px, and printed, each shows its wide one.
 
 The drawing as the pages hold it puts every glyph where MathJax's own drawing
-does (``hooks/flat_svg.py`` folds MathJax's nested groups into the glyphs;
+does (``hooks/content/flat_svg.py`` folds MathJax's nested groups into the glyphs;
 chromium, not the folding code, says where each glyph lands).  A drawing
 skipped off screen (``content-visibility`` in math.css) keeps its size, no
 glyph reaches past the margin its box paints, and printed, every drawing is
@@ -32,8 +32,8 @@ from repocopy import REPO
 from screens import SCHEMES, SCREENS, Screen
 
 sys.path.insert(0, str(REPO))
-from hooks.flat_svg import flatten  # noqa: E402
-from hooks.mathjax_render import Formula, draw  # noqa: E402
+from hooks.content.flat_svg import flatten  # noqa: E402
+from hooks.content.mathjax_render import Formula, draw  # noqa: E402
 
 PAGES = doc_pages()
 SMALLEST_PX = 8
@@ -149,7 +149,7 @@ def test_formulas_are_drawn_without_javascript_and_from_disk(browser: Browser, s
 
 # Each display formula a reader can see (the answers unfolded; every block and drawing laid out, which
 # layout.css and math.css skip off screen): how wide its box's content is and how wide what it holds
-# (scrollWidth, clientWidth), and which of its forms show (hooks/formula_forms.py).
+# (scrollWidth, clientWidth), and which of its forms show (hooks/content/formula_forms.py).
 FORMS_JS = """() => {
   const drawn = document.createElement('style');
   drawn.textContent = '.md-typeset > *, mjx-container > svg { content-visibility: visible !important; }';

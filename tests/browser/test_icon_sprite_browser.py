@@ -16,7 +16,7 @@ from repocopy import REPO
 from site_icons import site_icons
 
 sys.path.insert(0, str(REPO))
-from hooks.icon_sprite import SERVED
+from hooks.theme.icon_sprite import SERVED
 
 PHONE = {"width": 390, "height": 844}
 

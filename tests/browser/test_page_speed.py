@@ -4,11 +4,11 @@
   reader scrolls towards them (``scripts/page_weight.py`` counts what is).
 - Code blocks are not drawn off screen (``content-visibility`` in site.css)
   but keep their height meanwhile, worked out from their line count
-  (``hooks/code_blocks.py``), so the page does not move when one is drawn.
+  (``hooks/theme/code_blocks.py``), so the page does not move when one is drawn.
 - A display formula, scrolled to on a phone, is drawn whole in its box.
 - Loading barely moves the page: the layout shifts add up to less than Web
   Vitals' "good" 0.1 (Lighthouse's performance score counts them).
-- The formulas arrive drawn (``hooks/formulas.py``): a page fetches no script,
+- The formulas arrive drawn (``hooks/content/formulas.py``): a page fetches no script,
   font or outline file for them, and every glyph a formula draws finds its
   outline in the page.
 

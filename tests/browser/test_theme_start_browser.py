@@ -15,10 +15,11 @@ from repocopy import REPO
 from screens import SCREENS, Screen
 
 sys.path.insert(0, str(REPO))
+from hooks.theme.names import BUNDLE as BUNDLE_PATH  # noqa: E402
+from hooks.theme.names import SCROLLWRAP, WRAPPED_TABLES  # noqa: E402
 
 PAGES = all_pages()
-BUNDLE = re.compile(r"/assets/javascripts/bundle\.[0-9a-f]{8}\.min\.js$")
-
+BUNDLE = re.compile(f"/{BUNDLE_PATH}$")
 
 
 # Where each part of the article is: its direct children, its tables and its display formulas.
@@ -82,8 +83,8 @@ def test_nothing_in_the_article_moves_when_the_bundle_starts(browser: Browser, s
     after = visit.page.evaluate(ARTICLE_BOXES_JS)
     moved = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
     assert moved == [], f"{page} at {screen.name}: moved when the bundle started: {moved[:3]}"
-    assert visit.page.locator(".md-typeset__scrollwrap .md-typeset__scrollwrap").count() \
-        == visit.page.locator("article table:not([class])").count(), "the bundle wraps each table once more"
+    assert visit.page.locator(f".{SCROLLWRAP} .{SCROLLWRAP}").count() \
+        == visit.page.locator(f"article {WRAPPED_TABLES}").count(), "the bundle wraps each table once more"
     assert visit.problems() == []
 
 

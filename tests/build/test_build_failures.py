@@ -44,6 +44,15 @@ def divide_by_zero_in_every_function(path: Path) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
+def fork_of_another_partial(path: Path) -> None:
+    """Record another upstream text for the search.html fork, as if the installed partial had changed since."""
+    source = path.read_text(encoding="utf-8")
+    broken, count = re.subn(r'(Fork\("overrides/partials/search\.html", "partials/search\.html",\s*")[0-9a-f]{64}"',
+                            lambda m: m.group(1) + "0" * 64 + '"', source)
+    assert count == 1, f"no fork of search.html in {path}: update this test to the contract's form"
+    path.write_text(broken, encoding="utf-8")
+
+
 def unknown_race_format(path: Path) -> None:
     """Give the first race record a format that does not exist."""
     source = path.read_text(encoding="utf-8")
@@ -73,6 +82,8 @@ BREAKAGES = [
              lambda repo: divide_by_zero_in_every_function(repo / "src" / "fpsum" / "methods.py")),
     Breakage("invalid figure parameter", "races.py", "fp99",
              lambda repo: unknown_race_format(repo / "scripts" / "figures" / "races.py")),
+    Breakage("theme partial changed", "overrides/partials/search.html", "has changed since it was forked",
+             lambda repo: fork_of_another_partial(repo / "hooks" / "theme" / "contract.py")),
 ]
 
 

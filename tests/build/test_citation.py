@@ -4,7 +4,7 @@ The title, authors, version and year come from CITATION.cff; the address is
 mkdocs's ``site_url``, which only ``SITE_URL`` in the environment sets: until
 the site has a public address, no placeholder may reach a reader (issue 28).
 A build without an address has no canonical links, no page in its sitemap, no
-url in its BibTeX and no instant navigation (``hooks/address.py``), and says on
+url in its BibTeX and no instant navigation (``hooks/theme/address.py``), and says on
 the cite page what to give instead; the tests' build with an address
 (``addressed_site``) has them all, at that address.
 """
@@ -74,7 +74,7 @@ def test_citation_cff_names_no_placeholder_address() -> None:
 
 
 def test_instant_navigation_is_off_without_an_address_and_on_with_one(site_dir: Path, addressed_site: Path) -> None:
-    """Its sitemap is empty without an address, so the feature would do nothing: hooks/address.py leaves it out."""
+    """Its sitemap is empty without an address, so the feature would do nothing: hooks/theme/address.py drops it."""
     for name in ("index.html", "cite.html"):
         assert not any(f.startswith("navigation.instant") for f in features(site_dir, name)), name
         assert "navigation.instant" in features(addressed_site / "site", name), name

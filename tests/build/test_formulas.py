@@ -1,9 +1,9 @@
-r"""Formulas drawn when the site is built (``hooks/formulas.py``), read from the built HTML.
+r"""Formulas drawn when the site is built (``hooks/content/formulas.py``), read from the built HTML.
 
 Every formula arrives as MathJax's SVG, hidden from screen readers, in a
 container named with the formula in words (MathJax's speech rule engine);
 the glyph outlines its ``<use>`` elements name are in the page, once; its
-drawing holds no group that only moves what it holds (``hooks/flat_svg.py``
+drawing holds no group that only moves what it holds (``hooks/content/flat_svg.py``
 folds those into the glyphs; ``test_formulas_browser`` checks that no glyph
 moved); no page
 shows a reader raw TeX, loads MathJax or refers to another host for it; the
@@ -31,9 +31,9 @@ from browsing import all_pages, formula_count, linked_css
 from repocopy import REPO, BuiltCopy, build_copy
 
 sys.path.insert(0, str(REPO))
-from hooks import flat_svg, formula_forms, mathjax_render  # noqa: E402
-from hooks import formulas as formulas_hook  # noqa: E402
-from hooks.mathjax_render import Formula  # noqa: E402
+from hooks.content import flat_svg, formula_forms, mathjax_render  # noqa: E402
+from hooks.content import formulas as formulas_hook  # noqa: E402
+from hooks.content.mathjax_render import Formula  # noqa: E402
 
 PAGES = all_pages()
 TEX = re.compile(r"\\[A-Za-z]{2,}|\\[()\[\]{}]|\$\$|\^\{|_\{")
@@ -279,7 +279,7 @@ def test_no_reader_sees_raw_tex_and_no_page_loads_mathjax(site_dir: Path, name: 
 def test_the_site_ships_no_mathjax_and_its_style_sheet_is_linked(site_dir: Path) -> None:
     """Nothing of MathJax's in the site: no script, no font; the formulas' style sheet on every page.
 
-    math.css reaches a page inside the site's one joined sheet (hooks/one_stylesheet.py).
+    math.css reaches a page inside the site's one joined sheet (hooks/content/one_stylesheet.py).
     """
     shipped = [p.relative_to(site_dir).as_posix() for p in site_dir.rglob("*")
                if "mathjax" in p.name.lower() or p.suffix in (".woff", ".woff2", ".otf", ".ttf")]

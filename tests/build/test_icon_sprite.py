@@ -1,6 +1,6 @@
 """mkdocs-material's icons come from views of one SVG file when served, and from their data URIs on disk.
 
-hooks/icon_sprite.py says why: each data-URI icon costs the page load an
+hooks/theme/icon_sprite.py says why: each data-URI icon costs the page load an
 SVG document of its own.  Checked here: the sprite holds every icon of the
 theme's sheet, drawn as it was; the site's sheet points each icon's
 property at its view, only under ``:root.fpsum-served``; a served page
@@ -23,7 +23,7 @@ from repocopy import REPO
 from site_icons import site_icons
 
 sys.path.insert(0, str(REPO))
-from hooks.icon_sprite import SERVED, Icon, sprite, theme_icons, unescape_css  # noqa: E402
+from hooks.theme.icon_sprite import SERVED, Icon, sprite, theme_icons, unescape_css  # noqa: E402
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 RULE = re.compile(re.escape(f":root.{SERVED} {{") + r"(.*?)\}", re.S)

@@ -31,7 +31,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
-from hooks.code_blocks import COLUMNS  # noqa: E402  (the hook marks a block with a longer line: it wraps)
+from hooks.theme.code_blocks import COLUMNS  # noqa: E402  (the hook marks a block with a longer line: it wraps)
 
 BASES = (REPO / "src", REPO / "scripts", REPO / "docs" / "assets" / "javascripts")
 """Where the includes are looked up: the snippets extension's ``base_path`` in mkdocs.yml."""

@@ -1,10 +1,10 @@
 """The two hooks that make a phone readable: wide tables marked as cards, code lines given their indentation.
 
-``hooks/table_cards.py`` marks a table too wide for a 360 px screen
+``hooks/content/table_cards.py`` marks a table too wide for a 360 px screen
 (``data-fpsum-cards``), writes each body cell's column name into it
 (``data-label``) and gives each element its table role; a narrow table, one
 with a class, without a header or with a spanning cell is left as it is.
-``hooks/code_blocks.py`` counts a block's lines and writes each indented
+``hooks/theme/code_blocks.py`` counts a block's lines and writes each indented
 line's indentation on its span.  How the pages look with them: tests/browser/test_fits_screen.py.
 """
 
@@ -16,7 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from hooks import code_blocks, table_cards  # noqa: E402
+from hooks.content import table_cards  # noqa: E402
+from hooks.theme import code_blocks  # noqa: E402
 
 WIDE = ("<table>\n<thead>\n<tr>\n<th>call</th>\n<th>result</th>\n<th>how it adds</th>\n<th>type</th>\n</tr>\n"
         "</thead>\n<tbody>\n"
@@ -70,7 +71,7 @@ def test_each_indented_line_of_a_block_gets_its_indentation() -> None:
             '<span id="__span-0-3">\n</span>'
             '<span id="__span-0-4">' + " " * 40 + "x\n</span>")
     html = f"<pre><span></span><code>{code}</code></pre>"
-    out = code_blocks.on_page_content(html, None, None, None)  # type: ignore[arg-type]
+    out = code_blocks.prepared(html, "page.md")
     assert out.startswith('<pre style="--fpsum-code-lines: 4"><span></span><code>')
     assert re.findall(r'<span id="__span-0-(\d)"( style="[^"]*")?>', out) == [
         ("1", ""), ("2", ' style="--fpsum-indent: 4"'), ("3", ""),

@@ -1,7 +1,7 @@
 """mkdocs-material's script starts on the reader's first move, and nothing is lost or moves when it does.
 
-``hooks/theme_on_demand.py`` puts ``hooks/theme_loader.js`` in each page in
-place of the bundle's tag, and ``hooks/table_wraps.py`` gives each table the
+``hooks/theme/theme_on_demand.py`` puts ``hooks/theme/theme_loader.js`` in each page in
+place of the bundle's tag, and ``hooks/theme/table_wraps.py`` gives each table the
 wrapping the bundle would.  Checked here, in the built HTML and in chromium:
 a page loads without the bundle (nor the shim, nor the search index); each
 kind of first move starts it; when it starts, nothing in the article moves;
@@ -25,10 +25,11 @@ from htmlscan import Page as HtmlPage
 from repocopy import REPO
 
 sys.path.insert(0, str(REPO))
-from hooks import table_wraps, theme_on_demand  # noqa: E402
+from hooks.theme import table_wraps, theme_on_demand  # noqa: E402
+from hooks.theme.names import BUNDLE as BUNDLE_PATH  # noqa: E402
 
 PAGES = all_pages()
-BUNDLE = re.compile(r"/assets/javascripts/bundle\.[0-9a-f]{8}\.min\.js$")
+BUNDLE = re.compile(f"/{BUNDLE_PATH}$")
 LOADER = re.compile(r"<script>/\* mkdocs-material's bundle, started on the first move"
                     r".*?\}\)\((\{.*?\})\);\s*</script>", re.S)
 

@@ -550,7 +550,7 @@ def test_the_csvs_are_the_models(site_dir: Path) -> None:
 
 def test_the_library_table_says_what_ran_and_cites_what_did_not(site_dir: Path) -> None:
     html, _ = built(site_dir)
-    # Cells may carry attributes (a phone's card labels: hooks/table_cards.py).
+    # Cells may carry attributes (a phone's card labels: hooks/content/table_cards.py).
     table = next(t for t in re.findall(r"<table[\s>].*?</table>", html, re.S) if "ml_dtypes" in t)
     head, *rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)
     columns = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th[^>]*>(.*?)</th>", head, re.S)]

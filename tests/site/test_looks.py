@@ -67,7 +67,8 @@ def method_lines(svg: Path) -> dict[str, list[dict[str, str]]]:
 def test_the_generated_style_sheet_is_the_table_in_both_schemes(site_dir: Path) -> None:
     """Every page gets the looks' colours, as the table has them, from the style sheets it links.
 
-    The generated sheet (``contract.LOOKS_CSS``) reaches a page joined with the others (hooks/one_stylesheet.py).
+    The generated sheet (``contract.LOOKS_CSS``) reaches a page joined with the others
+    (hooks/content/one_stylesheet.py).
     """
     for page in sorted(site_dir.glob("*.html")):
         css = linked_css(site_dir, page.name)

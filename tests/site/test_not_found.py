@@ -2,7 +2,7 @@
 
 A host serves ``404.html`` at any address the site lacks.  Its links were written from the host's
 root (``/index.html``): under a sub-path (``https://host/path/``) and from disk they led nowhere
-(issue 39).  ``hooks/not_found.py`` writes them from the site's root, and a script in the head gives
+(issue 39).  ``hooks/theme/not_found.py`` writes them from the site's root, and a script in the head gives
 the served page the root to resolve them from.
 """
 

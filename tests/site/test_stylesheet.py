@@ -3,9 +3,9 @@
 Each style sheet linked in the head, and each script loaded there without
 ``async`` or ``defer``, holds back the first paint until it has arrived
 (on a phone's network, a round trip or more each).  The site's own sheets
-reach a page joined into one (``hooks/one_stylesheet.py``), named by its
+reach a page joined into one (``hooks/content/one_stylesheet.py``), named by its
 text's hash, and the offline plugin's shim loads, from disk only, just
-before mkdocs-material's bundle (``hooks/theme_loader.js``, tested in
+before mkdocs-material's bundle (``hooks/theme/theme_loader.js``, tested in
 ``test_theme_start``).
 """
 
@@ -24,7 +24,7 @@ from htmlscan import Page
 from repocopy import REPO
 
 sys.path.insert(0, str(REPO))
-from hooks.one_stylesheet import FOLDER, join, joined_name  # noqa: E402
+from hooks.content.one_stylesheet import FOLDER, join, joined_name  # noqa: E402
 
 PAGES = all_pages()
 THEME_SHEETS = (re.compile(r"assets/stylesheets/main\.[0-9a-f]{8}\.min\.css$"),
@@ -102,7 +102,7 @@ def test_a_part_from_another_folder_stops_the_build() -> None:
 def test_the_sheets_addresses_are_made_absolute_only_for_instant_navigation(site_dir: Path, addressed: bool,
                                                                             request: pytest.FixtureRequest) -> None:
     """Setting a sheet's address costs the head main-thread time before the first paint: only where instant
-    navigation (on only with ``site_url``: hooks/address.py) needs the addresses absolute.
+    navigation (on only with ``site_url``: hooks/theme/address.py) needs the addresses absolute.
     """
     site = request.getfixturevalue("addressed_site") / "site" if addressed else site_dir
     head = built_html(site, "index.html").split("</head>", 1)[0]

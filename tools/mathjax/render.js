@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * Turns TeX into SVG at build time with MathJax 3.2.2 (hooks/formulas.py runs it once per build,
+ * Turns TeX into SVG at build time with MathJax 3.2.2 (hooks/content/formulas.py runs it once per build,
  * for every formula its cache lacks).
  *
  * Standard input: one JSON object, {"formulas": [{"tex": "...", "display": true}, ...]}.

@@ -8,8 +8,8 @@ const CORE = "docs/assets/javascripts/playground/core/*.js";
 // The page's modules (the page helper's): the same rules, with the browser's globals.
 const UI = "docs/assets/javascripts/playground/ui/*.js";
 const TOOLS = ["tools/playground/*.js", "tools/playground/test/*.js"];
-// The loader of mkdocs-material's bundle (hooks/theme_on_demand.py inlines it in every page): a classic script.
-const THEME_LOADER = "hooks/theme_loader.js";
+// The loader of mkdocs-material's bundle (hooks/theme/theme_on_demand.py inlines it in every page): a classic script.
+const THEME_LOADER = "hooks/theme/theme_loader.js";
 
 export default [
   { ignores: ["tools/playground/node_modules/**"] },

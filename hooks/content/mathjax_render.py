@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "mathjax"
 RENDERER = TOOL / "render.js"
 LOCK = TOOL / "package-lock.json"

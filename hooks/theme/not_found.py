@@ -1,4 +1,4 @@
-"""The 404 page's links work from the site's root wherever it is: under a sub-path, and from disk.
+"""Patches mkdocs-material's 404 page: its links and its scripts' root work under a sub-path, and from disk.
 
 A host serves ``404.html`` at whatever address the site lacks, ``/path/old/gone`` as well as
 ``/path/gone.html``, so a link relative to the address shown would miss.  mkdocs therefore writes
@@ -27,7 +27,7 @@ from mkdocs.utils.templates import TemplateContext
 PAGE = "404.html"
 CHARSET = re.compile(r'<meta charset="utf-8">')
 """The first element of mkdocs-material's head (it must come in the first 1024 bytes): the root follows it."""
-SCRIPT = """<script>/* The 404 page's links start from the site's root: hooks/not_found.py */
+SCRIPT = """<script>/* The 404 page's links start from the site's root: hooks/theme/not_found.py */
 (function (served) {{
   if ((location.protocol === "file:") === served) return;
   var base = document.createElement("base");
@@ -61,7 +61,7 @@ def with_root(output: str, root: str | None) -> str:
         for pattern in THEME_ROOTS:
             output, count = pattern.subn(lambda m: m.group(1) + json.dumps(root), output, count=1)
             if count != 1:
-                raise PluginError(f"{PAGE}: mkdocs-material's root is not where hooks/not_found.py looks for it")
+                raise PluginError(f"{PAGE}: mkdocs-material's root is not where hooks/theme/not_found.py looks for it")
     output, found = CHARSET.subn(lambda m: m.group(0) + head, output, count=1)
     if not found:
         raise PluginError(f"{PAGE}: no <meta charset> to put the root after (mkdocs-material's template?)")

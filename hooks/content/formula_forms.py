@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from hooks.mathjax_render import Formula
+from hooks.content.mathjax_render import Formula
 
 MARK = "% narrow"
 """The first line of a narrow form's TeX."""
@@ -121,7 +121,7 @@ def problem(wide: Formula, wide_ex: float, narrow_ex: float | None) -> str | Non
     if narrow_ex is None:
         if wide_ex > WIDEST_EX:
             return (f"display formula {wide.tex!r} is {wide_ex:g} ex wide, wider than a phone's column "
-                    f"({WIDEST_EX:.1f} ex): write its narrow form after it (hooks/formula_forms.py)")
+                    f"({WIDEST_EX:.1f} ex): write its narrow form after it (hooks/content/formula_forms.py)")
         return None
     if wide_ex <= WIDEST_EX:
         return f"display formula {wide.tex!r} fits a phone's column ({wide_ex:g} ex): it needs no narrow form"

@@ -1,6 +1,6 @@
 """The footer's version and commit: the site record's numbers, handed to the page template.
 
-``overrides/partials/copyright.html`` shows them under the licence line of
+``hooks/theme/overrides/partials/copyright.html`` shows them under the licence line of
 every page.  They come from the record ``site`` (``scripts/figures/site_info.py``:
 CITATION.cff's version, the commit ``git rev-parse HEAD`` gave at build
 time, or "an unknown commit" for a copy that is not a git checkout), read
@@ -18,7 +18,7 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # mkdocs loads hooks by file path
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))  # mkdocs loads hooks by file path
 from figures import contract  # noqa: E402
 
 KEY = "fpsum_build"

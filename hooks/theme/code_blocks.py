@@ -1,4 +1,4 @@
-"""Code blocks that cost the page nothing until a reader comes near them, and whose long lines wrap, marked.
+"""Patches code blocks for mkdocs-material's content.lazy: each is sized while skipped off screen; long lines wrap.
 
 mkdocs-material's ``content.lazy`` feature (mkdocs.yml) sets up a code block
 -- its copy button, and keyboard access when it scrolls sideways -- only when
@@ -17,6 +17,11 @@ in the gap (layout.css).  Here a line indented by spaces gets that indentation,
 in columns, as ``--fpsum-indent`` (at most ``MAX_INDENT``: on a phone a deeper
 hang would leave a wrapped line too little room).  A line indented by tabs
 counts none (the shown code has none).
+
+A ``<pre>`` of a page that is not a block in the form pymdownx.highlight
+writes, or a block whose lines are not each in a span of their own, stops
+the build, naming this hook and the page: it would be left unsized, or its
+lines unindented, without a word.
 """
 
 from __future__ import annotations
@@ -25,12 +30,16 @@ import html
 import re
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 CODE_BLOCK = re.compile(r"<pre><span></span><code>(.*?)</code></pre>", re.S)
 """A block as pymdownx.highlight writes it; its last line ends with a newline."""
-LINE = re.compile(r'(<span id="__span-[\d-]+")>(.*?\n)(?=</span>)', re.S)
+PRE = re.compile(r"<pre\b")
+LINE_SPANS = "__span"
+"""pymdownx.highlight's ``line_spans`` in mkdocs.yml: the prefix of each line's span's id."""
+LINE = re.compile(f'(<span id="{LINE_SPANS}-[\\d-]+")>(.*?\\n)(?=</span>)', re.S)
 """A line's span, its opening tag up to ``>``, and its inside (ending with its newline)."""
 TAG = re.compile(r"<[^>]+>")
 LINES = "--fpsum-code-lines"
@@ -69,12 +78,28 @@ def indented(code: str) -> str:
     return LINE.sub(one, code)
 
 
-def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Give every highlighted code block its line count, and each of its indented lines its indentation."""
+def prepared(html: str, name: str) -> str:
+    """The HTML of the page ``name`` with every highlighted code block given its line count and indentations.
+
+    Raises ``PluginError`` naming the page if a ``<pre>`` is not a block as
+    pymdownx.highlight writes it, or a block's lines are not each in a span.
+    """
+    blocks = CODE_BLOCK.findall(html)
+    if len(blocks) != len(PRE.findall(html)):
+        raise PluginError(f"code_blocks.py: {name}: {len(PRE.findall(html)) - len(blocks)} <pre> not in the form "
+                          "pymdownx.highlight writes (<pre><span></span><code>): they would be left unsized")
 
     def counted(block: re.Match[str]) -> str:
+        if len(LINE.findall(block.group(1))) != lines(block.group(1)):
+            raise PluginError(f"code_blocks.py: {name}: a code block's lines are not each in a span "
+                              f'<span id="{LINE_SPANS}-..."> (pymdownx.highlight\'s line_spans in mkdocs.yml)')
         code = indented(block.group(1))
         wraps = " data-fpsum-wraps" if longest(code) > COLUMNS else ""
         return f'<pre style="{LINES}: {lines(code)}"{wraps}><span></span><code>{code}</code></pre>'
 
     return CODE_BLOCK.sub(counted, html)
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Give every highlighted code block its line count, and each of its indented lines its indentation."""
+    return prepared(html, page.file.src_uri)

@@ -1,6 +1,6 @@
-/* mkdocs-material's script, started by the reader's first move.
+/* Patches mkdocs-material's page: its script starts on the reader's first move, not in the page load.
  *
- * hooks/theme_on_demand.py puts this script in each page, in place of the
+ * hooks/theme/theme_on_demand.py puts this script in each page, in place of the
  * <script> tag of mkdocs-material's bundle, with the addresses it loads.
  * The bundle's start-up is the longest task of a page load: on a phone it
  * holds the page for a third of a second or more, laying the whole page out
@@ -89,7 +89,7 @@
   }
 
   /* A palette toggle before the bundle runs: applied as the bundle would (its components/palette), by the
-     script after the header (overrides/main.html), and stored, so that the bundle starts from it. */
+     script after the header (hooks/theme/overrides/main.html), and stored, so that the bundle starts from it. */
   const palette = document.querySelector('[data-md-component="palette"]');
   if (palette) {
     const inputs = Array.prototype.slice.call(palette.querySelectorAll("input"));

@@ -1,4 +1,4 @@
-"""mkdocs-material's icons from one SVG file when the site is served: one image document, not one per icon.
+"""Patches mkdocs-material's style sheet: served, its icons are views of one SVG file, not an image document each.
 
 mkdocs-material draws its CSS icons (an admonition's sign, a fold's
 arrow, the footer's arrows, the table of contents' sign...) as masks whose
@@ -18,7 +18,7 @@ at its view, under ``:root.fpsum-served``.
 
 Only over HTTP: a mask image is fetched in CORS mode, which a page opened
 from disk (``file://``, the class archive) cannot pass, and there the masks
-would draw nothing.  The head script (overrides/main.html) gives the
+would draw nothing.  The head script (hooks/theme/overrides/main.html) gives the
 ``<html>`` element the class :data:`SERVED` (which this hook hands it as
 ``config.extra.served_class``) when the page is not on disk;
 without it (from disk, or without JavaScript) mkdocs-material's data URIs
@@ -126,7 +126,7 @@ def served_rules(icons: list[Icon], name: str) -> str:
     property against the sheet that uses it, so a rule elsewhere (a page's
     ``<style>``) would look for the file in the wrong place.
     """
-    lines = ["/* mkdocs-material's icons as views of one file, when served (hooks/icon_sprite.py). */",
+    lines = ["/* mkdocs-material's icons as views of one file, when served (hooks/theme/icon_sprite.py). */",
              f":root.{SERVED} {{"]
     lines += [f'  {icon.prop}: url("../images/{name.rsplit("/", 1)[1]}#{icon.view_id}");' for icon in icons]
     lines.append("}")

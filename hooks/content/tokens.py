@@ -31,7 +31,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 from mkdocs.utils import get_relative_url
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))  # mkdocs loads hooks by file path
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))  # mkdocs loads hooks by file path
 from figures import contract  # noqa: E402
 
 KIND = re.compile(r'data-kind="(\w+)"')

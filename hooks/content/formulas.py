@@ -4,15 +4,15 @@ pymdownx.arithmatex marks each formula (generic mode, no delimiters): a ``span.a
 (inline) or ``div.arithmatex`` (display) holding its TeX.  This hook
 
 1. notes each page's formulas once its Markdown is HTML (``on_page_content``; this hook runs
-   after ``hooks/tokens.py``, so a number in a formula is already in place);
+   after ``hooks/content/tokens.py``, so a number in a formula is already in place);
 2. draws all of them before any page is written (``on_env``, which mkdocs runs once every page
    has its HTML): from ``.cache/formulas/`` or, for the rest, in one Node process
-   (``hooks/mathjax_render.py``);
-3. folds each drawing's nested groups into its glyphs (``hooks/flat_svg.py``: the same drawing in
+   (``hooks/content/mathjax_render.py``);
+3. folds each drawing's nested groups into its glyphs (``hooks/content/flat_svg.py``: the same drawing in
    about half the elements, which the browser styles and lays out on every load), and writes its
    size into its style (``sized``: math.css skips it off screen, and it keeps the size its style gives);
    and stops the build at a display formula too wide for a phone that has no narrow form
-   (``hooks/formula_forms.py``, which takes each narrow form out of its page in step 1);
+   (``hooks/content/formula_forms.py``, which takes each narrow form out of its page in step 1);
 4. puts each drawing into the written page (``on_post_page``), in place of its TeX (a long display
    formula's with its narrow form's beside it), and the
    outlines of the glyphs the page draws once, in a hidden ``<svg>`` at the top of the article,
@@ -45,10 +45,10 @@ from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 from mkdocs.utils.templates import TemplateContext
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # mkdocs loads hooks by file path
-from hooks.flat_svg import flatten  # noqa: E402
-from hooks.formula_forms import both, pair, problem, width_ex  # noqa: E402
-from hooks.mathjax_render import Drawn, Formula, RenderError, draw, renderer_digest  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # mkdocs loads hooks by file path
+from hooks.content.flat_svg import flatten  # noqa: E402
+from hooks.content.formula_forms import both, pair, problem, width_ex  # noqa: E402
+from hooks.content.mathjax_render import Drawn, Formula, RenderError, draw, renderer_digest  # noqa: E402
 
 FORMULA = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.S)
 """A formula as arithmatex writes it: its TeX, HTML-escaped, with no markup inside."""
@@ -63,7 +63,7 @@ SVG_SIZE = re.compile(r'<svg style="([^"]*)"([^>]*?) width="([^"]+)" height="([^
 _wanted: dict[str, list[Formula]] = {}
 """Each page's formulas, in order, by the page's source path (filled anew by every build)."""
 _narrow: dict[str, dict[int, Formula]] = {}
-"""Each page's narrow forms (hooks/formula_forms.py), by the index of the display formula each belongs to."""
+"""Each page's narrow forms (hooks/content/formula_forms.py), by the index of the display formula each belongs to."""
 _drawn: dict[Formula, Drawn] = {}
 """This build's drawings (from .cache/formulas/ or Node), emptied with ``_wanted`` as each build starts."""
 
@@ -93,7 +93,7 @@ def spoken(container: str) -> str:
 
 
 def on_page_content(text: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-    """Note the page's formulas, and take out the narrow forms (hooks/formula_forms.py); its HTML keeps the wide
+    """Note the page's formulas, and take out the narrow forms (hooks/content/formula_forms.py); its HTML keeps the wide
     forms' TeX until ``on_page_context`` gives the search index their words.
     """
     if "arithmatex" in FORMULA.sub("", text):
@@ -149,7 +149,7 @@ def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
         drawn = draw(needed)
     except RenderError as error:
         raise PluginError(failure_message(error)) from None
-    try:  # the cache holds MathJax's drawing as it was; the page gets it folded (hooks/flat_svg.py)
+    try:  # the cache holds MathJax's drawing as it was; the page gets it folded (hooks/content/flat_svg.py)
         _drawn.update({formula: Drawn(sized(flatten(d.container)), d.glyphs) for formula, d in drawn.items()})
     except ValueError as error:
         raise PluginError(f"a formula's drawing is not as MathJax writes it: {error}") from None
@@ -159,7 +159,7 @@ def on_env(env: Environment, config: MkDocsConfig, files: Files) -> Environment:
 
 def check_widths() -> None:
     """``PluginError``, one line for each, for a display formula too wide for a phone without a narrow form,
-    and for a narrow form that is too wide or not needed (hooks/formula_forms.py).
+    and for a narrow form that is too wide or not needed (hooks/content/formula_forms.py).
     """
     lines = []
     for src, formulas in _wanted.items():

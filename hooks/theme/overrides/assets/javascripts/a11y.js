@@ -29,7 +29,7 @@
 
   var scheduled = false;
   /* A table's box is the outer of its two .md-typeset__scrollwrap: mkdocs-material's script wraps the
-   * table again inside the one the build gave it (hooks/table_wraps.py), and that inner one never scrolls. */
+   * table again inside the one the build gave it (hooks/theme/table_wraps.py), and that inner one never scrolls. */
   var TABLE_BOX = ".md-typeset__scrollwrap:not(.md-typeset__table > *)";
   var SCROLLERS = TABLE_BOX + ", .md-typeset div.arithmatex";
 

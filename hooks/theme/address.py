@@ -1,4 +1,4 @@
-"""Without the site's address, switch off what cannot work without it: instant navigation.
+"""Patches mkdocs-material's features: without the site's address, instant navigation (which needs it) is left out.
 
 mkdocs-material's instant navigation swaps in only the pages its sitemap
 lists, and it reads each ``<loc>`` as an absolute address; mkdocs writes a

@@ -1,4 +1,4 @@
-"""mkdocs-material's script starts when the reader first moves, not while the page loads.
+"""Patches mkdocs-material's page: its bundle starts on the reader's first move, not in the page load's longest task.
 
 Each page's ``<script>`` tag for mkdocs-material's bundle is replaced by the
 script in ``theme_loader.js`` (inlined: a request of its own would cost a
@@ -19,14 +19,18 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.pages import Page
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # mkdocs loads hooks by file path
+from hooks.theme.names import BUNDLE  # noqa: E402
+
 LOADER = Path(__file__).with_name("theme_loader.js")
-BUNDLE_TAG = re.compile(r'<script src="(?P<root>[^"]*?)assets/javascripts/bundle\.[0-9a-f]{8}\.min\.js"></script>')
+BUNDLE_TAG = re.compile(f'<script src="(?P<root>[^"]*?){BUNDLE}"></script>')
 SOURCES_MARK = '{ bundle: "", polyfills: [] } /* SOURCES */'
 """The loader's stand-in argument (valid JavaScript, so that the file type-checks), replaced by the addresses."""
 ABSOLUTE = re.compile(r"^([a-z][a-z0-9+.-]*:|/)", re.I)
@@ -43,7 +47,7 @@ def loader_script(bundle: str, polyfills: list[str]) -> str:
     sources = json.dumps({"bundle": bundle, "polyfills": polyfills}).replace("</", "<\\/")
     if code.count(SOURCES_MARK) != 1:
         raise PluginError(f"{LOADER.name} must hold {SOURCES_MARK} exactly once")
-    return "<script>/* mkdocs-material's bundle, started on the first move: hooks/theme_loader.js */\n" \
+    return "<script>/* mkdocs-material's bundle, started on the first move: hooks/theme/theme_loader.js */\n" \
         + code.replace(SOURCES_MARK, sources) + "\n</script>"
 
 
@@ -52,7 +56,7 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     for palette in config.theme.get("palette") or []:
         if palette.get("media") == "(prefers-color-scheme)":
             raise PluginError("theme_on_demand.py: a palette with media '(prefers-color-scheme)' is not handled "
-                              "by hooks/theme_loader.js; give each palette a scheme of its own")
+                              "by hooks/theme/theme_loader.js; give each palette a scheme of its own")
     return config
 
 
@@ -61,7 +65,7 @@ def with_loader(output: str, name: str, config: MkDocsConfig) -> str:
     tags = list(BUNDLE_TAG.finditer(output))
     if len(tags) != 1:
         raise PluginError(f"{name}: {len(tags)} script tags for mkdocs-material's bundle, "
-                          "expected 1 (hooks/theme_on_demand.py)")
+                          "expected 1 (hooks/theme/theme_on_demand.py)")
     tag = tags[0]
     root = tag.group("root")
     bundle = tag.group(0).split('"')[1]
