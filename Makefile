@@ -108,7 +108,7 @@ check: $(STAMP) $(MATHJAX) $(BUNDLER) chromium $(PLAYGROUND_CHECKED)
 
 # PyTorch, JAX and MLX for the CPU, in an environment of their own (.venv-libraries, about 1.5 GB),
 # never part of the site build or of `make test`: every package pinned by requirements-libraries.txt
-# and installed by pip with --no-deps, so no resolver can pick another torch (README: the library rows).
+# and installed by pip with --no-deps, so no resolver can pick another torch (CONTRIBUTING.md: the library rows).
 LIBVENV := .venv-libraries
 LIBSTAMP := $(LIBVENV)/.installed
 LIBPIP := $(LIBVENV)/bin/python -m pip --disable-pip-version-check --quiet
