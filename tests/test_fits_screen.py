@@ -16,7 +16,7 @@ At each screen of ``screens.SCREENS``, in both palettes, on every page, in chrom
 - the copy button covers no code text.
 
 From 600 px up, a code block has room for the longest line of included code
-(``test_shown_code.COLUMNS``), at 0.85em on a desktop.
+(``hooks.code_blocks.COLUMNS``), at 0.85em on a desktop.
 
 On a phone every table fits the screen (a wide one as cards, one per row), and
 the column a reader comes to a table for is on the first screen, with its name:
@@ -33,7 +33,9 @@ tests of that screen, both palettes included.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -42,7 +44,9 @@ from playwright.sync_api import Browser, Page
 
 from browsing import Visit, all_pages, draw_every_block, draw_every_race, set_scheme
 from screens import SCHEMES, SCREENS, Screen
-from test_shown_code import COLUMNS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from hooks.code_blocks import COLUMNS  # noqa: E402  (the width the hook marks a wrapping block by)
 
 pytestmark = pytest.mark.browser
 
