@@ -116,10 +116,10 @@ def test_pytorch_cpu_sums_means_and_cumsum_are_the_exact_ones_rounded_once() -> 
     lines = printed("torch_cpu_sums")
     for line, (fmt, f) in zip(lines, FORMATS.items()):
         x = inputs(fmt)
-        total, mean, last = line
-        assert total == last == correctly_rounded(x, f), fmt
+        summed, mean, last = line
+        assert summed == last == correctly_rounded(x, f), fmt
         assert mean == correct_mean(x, f), fmt
-        assert total > f.stall_point
+        assert summed > f.stall_point
     table = np.random.default_rng(SEED).random((N, 4)).astype(np.float16)
     assert lines[2] == [correctly_rounded(table[:, j], FP16) for j in range(4)]
 
@@ -141,9 +141,9 @@ def test_pytorch_and_mlx_add_16_bit_values_in_float32_in_their_order_not_the_exa
             f = FORMATS[fmt]
             x = to_format(np.asarray(values), f)
             assert np.array_equal(np.asarray(x, dtype=np.float64), values), (name, fmt)  # held exactly
-            total, mean = line
-            assert total == float32_running(x, f) and mean == rounded(float32_running(x, FP32) / x.size, f)
-            assert total != correctly_rounded(x, f) and mean != correct_mean(x, f), (name, fmt)
+            summed, mean = line
+            assert summed == float32_running(x, f) and mean == rounded(float32_running(x, FP32) / x.size, f)
+            assert summed != correctly_rounded(x, f) and mean != correct_mean(x, f), (name, fmt)
         for line, (fmt, f) in zip(lines, FORMATS.items()):
             x = inputs(fmt)
             assert line[0] == float32_running(x, f) != float(total("naive", x, f)), (name, fmt)
@@ -196,8 +196,8 @@ def test_jax_sum_is_rounded_once_and_the_lax_primitive_rounds_every_partial_sum_
     lines = printed("jax_cpu_sums")
     for line, (fmt, f) in zip(lines, FORMATS.items()):
         x = inputs(fmt)
-        total, primitive, last = line
-        assert total == correctly_rounded(x, f), fmt
+        summed, primitive, last = line
+        assert summed == correctly_rounded(x, f), fmt
         assert rounded(primitive, f) == tree_in_format(x, f), fmt
         exact = exact_total(x)
         assert abs(last - exact) <= 2 * f.ulp(exact) and last > f.stall_point, fmt
@@ -222,8 +222,8 @@ def test_mlx_cpu_sums_are_rounded_once_but_its_cumsum_stalls() -> None:
     """
     for line, (fmt, f) in zip(printed("mlx_cpu_sums"), FORMATS.items()):
         x = inputs(fmt)
-        total, mean, last = line
-        assert total == correctly_rounded(x, f) and mean == correct_mean(x, f), fmt
+        summed, mean, last = line
+        assert summed == correctly_rounded(x, f) and mean == correct_mean(x, f), fmt
         assert last == float(total("naive", x, f)) == f.stall_point, fmt
 
 
