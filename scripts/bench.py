@@ -156,17 +156,20 @@ def throughput(trials: int = 64, n: int = 2**16) -> None:
     """Each method's speed in FP16 and BF16 against numpy's own float16 np.add.accumulate."""
     import numpy as np
 
-    import fpsum
+    from fpsum.formats import BF16, FP16
+    from fpsum.inputs import make_inputs
+    from fpsum.methods import total
+    from fpsum.names import METHODS
 
     additions = trials * n
     native_input = np.random.default_rng(0).random((trials, n)).astype(np.float16)
     native = best_rate(lambda: np.add.accumulate(native_input, axis=-1), additions)
     print(f"\nthroughput, {trials} trials x {n:,} inputs (element-additions per second):")
     print(f"  numpy np.add.accumulate, float16:  {native / 1e6:8.1f} M/s   (the reference)")
-    for fmt in (fpsum.FP16, fpsum.BF16):
-        values = fpsum.make_inputs("uniform", n, fmt, seed=0, trials=trials)
-        for method in fpsum.METHODS:
-            rate = best_rate(functools.partial(fpsum.total, method, values, fmt), additions)
+    for fmt in (FP16, BF16):
+        values = make_inputs("uniform", n, fmt, seed=0, trials=trials)
+        for method in METHODS:
+            rate = best_rate(functools.partial(total, method, values, fmt), additions)
             goal = THROUGHPUT_GOALS.get(method)
             mark = "" if goal is None else f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}"
             print(f"  {fmt.label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {mark}")
@@ -179,18 +182,19 @@ def dot_throughput(trials: int = 64, k: int = 2**14) -> None:
     """Dot-product accumulation (FP16 inputs, FP32 accumulator) and the truncating model, against numpy's float16."""
     import numpy as np
 
-    import fpsum
     from fpsum.dot import dot
+    from fpsum.formats import FP16, FP32
     from fpsum.hardware import TruncatedAccumulator, truncated_dot
+    from fpsum.inputs import make_inputs
 
     additions = trials * k
     native_input = np.random.default_rng(0).random((trials, k)).astype(np.float16)
     native = best_rate(lambda: np.add.accumulate(native_input, axis=-1), additions)
-    x = fpsum.make_inputs("uniform", k, fpsum.FP16, seed=1, trials=trials)
-    y = fpsum.make_inputs("uniform", k, fpsum.FP16, seed=2, trials=trials)
+    x = make_inputs("uniform", k, FP16, seed=1, trials=trials)
+    y = make_inputs("uniform", k, FP16, seed=2, trials=trials)
     runs: dict[str, Callable[[], object]] = {
-        "naive": lambda: dot(x, y, fpsum.FP16, fpsum.FP32, "naive"),
-        "pairwise": lambda: dot(x, y, fpsum.FP16, fpsum.FP32, "pairwise"),
+        "naive": lambda: dot(x, y, FP16, FP32, "naive"),
+        "pairwise": lambda: dot(x, y, FP16, FP32, "pairwise"),
         "truncated": lambda: truncated_dot(x, y, TruncatedAccumulator()),
         "truncated, promoted every 128": lambda: truncated_dot(x, y, TruncatedAccumulator(promote_every=128)),
     }
@@ -219,8 +223,8 @@ def reading_speed(sample: int = 10**5) -> None:
 
     import numpy as np
 
-    import fpsum
     from fpsum.exact_rounding import round_exact
+    from fpsum.formats import FP16
     from fpsum.reading import parse_number, read_numbers
 
     rng = np.random.default_rng(0)
@@ -228,11 +232,11 @@ def reading_speed(sample: int = 10**5) -> None:
     lines = [f"{v:.{int(d)}g}" for v, d in zip(values, rng.integers(3, 17, READING_LINES))]
     text = "\n".join(lines) + "\n"
     start = time.perf_counter()
-    read_numbers(io.StringIO(text), "<bench>", fpsum.FP16)
+    read_numbers(io.StringIO(text), "<bench>", FP16)
     fast = time.perf_counter() - start
     start = time.perf_counter()
     for token in lines[:sample]:
-        round_exact(parse_number(token), fpsum.FP16)
+        round_exact(parse_number(token), FP16)
     exact = (time.perf_counter() - start) * READING_LINES / sample
     speedup = exact / fast
     print(f"\nfpsum sum reading {READING_LINES:,} lines of random decimals into FP16:")

@@ -8,10 +8,12 @@ from __future__ import annotations
 import functools
 from typing import cast
 
-import fpsum
 from browsing import REPO
-from figures.race import race_svg
+from figures.race.svg import race_svg
 from figures.races import records as race_records
+from fpsum.formats import get_format
+from fpsum.inputs import InputKind
+from fpsum.race import Race, run_race
 
 CASES = [(record.params.format, record.params.kind) for record in race_records()]
 """The races the site shows, (format, input kind), as the race builder's records name them."""
@@ -20,9 +22,9 @@ JS_FILE = REPO / "docs" / "assets" / "javascripts" / "race.js"
 
 
 @functools.cache
-def race(fmt: str, kind: str) -> fpsum.Race:
+def race(fmt: str, kind: str) -> Race:
     """One race per case, computed once."""
-    return fpsum.run_race(fpsum.get_format(fmt), cast(fpsum.InputKind, kind))
+    return run_race(get_format(fmt), cast(InputKind, kind))
 
 
 def fid(fmt: str, kind: str) -> str:

@@ -35,13 +35,10 @@ from fractions import Fraction
 
 import numpy as np
 
-import fpsum
+from fpsum.array_rounding import to_format
 from fpsum.exact_rounding import add_exact, round_exact
-from fpsum.formats import E2M1, E2M3, E3M2, E4M3FNUZ, E5M2FNUZ, FP32, FP64, Format
+from fpsum.formats import E2M1, E2M3, E3M2, E4M3FNUZ, E5M2FNUZ, FP32, FP64, Format, get_format
 from fpsum.textbook import correctly_rounded, kahan, largest_power_of_two_below, naive, neumaier, sum_k
-from fpsum.textbook import pairwise as pairwise  # the one-shot pairwise reference, for test_methods
-from fpsum.textbook import truncating_dot as truncating_dot  # the reference the hardware model is held to
-from fpsum.textbook import truncating_step as truncating_step
 
 Running = Callable[[Sequence[float], Format], list[float]]
 
@@ -205,6 +202,68 @@ def exact_prefix_sums(xs: Sequence[float]) -> list[Fraction]:
 
 # --- inputs ---------------------------------------------------------------------
 
+KINDS = ("uniform", "mixed", "cancel", "wide_range", "codes", "specials")
+"""The kinds of summation inputs :func:`make_values` draws."""
+TRIALS = 3
+"""Rows of :func:`cached_values`: independent trials, summed at once."""
+
+
+def make_values(fmt: Format, kind: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
+    """Summation test inputs in ``fmt`` (float64 draws rounded once by ``to_format``, or raw codes), FP64 included.
+
+    * ``uniform``: [0, 1), the site's main case;
+    * ``mixed``: normal values times 2**-8 .. 2**8, both signs;
+    * ``cancel``: every second value is minus the one before, exactly or give
+      or take 2**-30, 2**-6 or 2**-3 of it, so running sums cancel;
+    * ``wide_range``: magnitudes log-uniform from below the smallest normal
+      to half the largest binade, both signs (tiny and huge together; big
+      sums overflow to inf, or NaN in E4M3, and Kahan turns inf into NaN);
+    * ``codes``: random finite bit patterns: -0.0, subnormals, the largest values;
+    * ``specials``: ``mixed`` with NaN, +-inf and -0.0 sprinkled in (none a
+      format cannot hold: no inf where overflow saturates or is NaN, no NaN in FP4 and FP6).
+    """
+    rng = np.random.default_rng([seed, fmt.bits, fmt.precision, KINDS.index(kind), *shape])
+    if kind == "uniform":
+        drawn = rng.random(shape)
+    elif kind in ("mixed", "specials"):
+        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-8, 9, shape))
+        if kind == "specials":
+            pick = rng.random(shape)
+            sprinkled = [-0.0] + ([] if fmt.overflow == "saturate" else [math.nan]) + (
+                [] if fmt.overflow == "nan" else [math.inf, -math.inf])
+            for k, value in enumerate(sprinkled):
+                drawn = np.where((pick >= 0.05 * k) & (pick < 0.05 * (k + 1)), value, drawn)
+    elif kind == "cancel":
+        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-4, 5, shape))
+        wobble = 1 + rng.choice([0.0, 0.0, 2.0**-6, -(2.0**-6), 2.0**-3, 2.0**-30], drawn[..., 1::2].shape)
+        drawn[..., 1::2] = -drawn[..., 0:2 * (shape[-1] // 2):2] * wobble
+    elif kind == "wide_range":
+        exponent = rng.uniform(fmt.emin - fmt.precision, fmt.emax / 2, shape)
+        drawn = np.where(rng.integers(0, 2, shape) == 1, -1.0, 1.0) * 2.0**exponent
+    elif kind == "codes":
+        codes = rng.integers(0, 2**fmt.bits, shape, dtype=np.uint64).astype(_UINT[fmt.dtype.itemsize])
+        codes = codes.view(fmt.dtype)  # FP4 and FP6 sit in the low bits of a byte
+        with np.errstate(invalid="ignore"):  # NaN codes of ml_dtypes' types warn on the cast
+            finite = np.isfinite(codes.astype(np.float64))
+        # The NaN and inf codes become zeros of random sign.
+        zeros = from_floats([0.0, -0.0 if fmt.signed_zero else 0.0], fmt)[rng.integers(0, 2, shape)]
+        return np.where(finite, codes, zeros)
+    else:
+        raise AssertionError(kind)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return to_format(drawn, fmt)
+
+
+@functools.cache
+def cached_values(fmt_name: str, kind: str, n: int) -> np.ndarray:
+    """:func:`make_values` of ``TRIALS`` rows of ``n`` (seed 1), made once and read-only (no method may write
+    to its inputs).
+    """
+    values = make_values(get_format(fmt_name), kind, (TRIALS, n), seed=1)
+    values.setflags(write=False)
+    return values
+
+
 _UINT_BY_BITS = {8: np.uint8, 16: np.uint16, 32: np.uint32}
 
 
@@ -229,7 +288,7 @@ def random_values(fmt: Format, shape: tuple[int, ...], seed: int, kind: str) -> 
         drawn = np.clip(drawn, -fmt.max_finite / 2, fmt.max_finite / 2)
     else:
         raise AssertionError(kind)
-    return fpsum.to_format(drawn, fmt)
+    return to_format(drawn, fmt)
 
 
 # --- comparing bit patterns -------------------------------------------------

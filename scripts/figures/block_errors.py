@@ -29,7 +29,8 @@ from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
 from .html import static_fragment
 from .looks import LOOKS, Palette
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant
 from .variants import Layout, Sizes
@@ -71,7 +72,10 @@ class BlockErrorsParams:
 
 def records() -> list[Record]:
     """The figure for uniform [0, 1) inputs, and the one for standard normal inputs."""
-    return [Record(f"block-errors-{kind}", BlockErrorsParams(kind=kind), build) for kind in ("uniform", "normal")]
+    return [
+        Record("block-errors-uniform", BlockErrorsParams(kind="uniform"), build),
+        Record("block-errors-normal", BlockErrorsParams(kind="normal"), build),
+    ]
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
 from .html import static_fragment
 from .looks import BLOCK_LOOKS, Palette
-from .mpl import look_line, render
+from .mpl_lines import look_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant, superscript
 from .variants import Layout, Sizes

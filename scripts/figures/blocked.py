@@ -11,15 +11,17 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, NullFormatter
 
+from fpsum.blocked import DEFAULT_BLOCK
 from fpsum.exact import exact_running
 from fpsum.formats import Format, get_format
 from fpsum.inputs import make_inputs
-from fpsum.methods import DEFAULT_BLOCK, total
+from fpsum.methods import total
 
 from .contract import FigureFiles
 from .html import static_fragment
 from .looks import LOOKS, Palette
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant
 from .variants import Layout, Sizes

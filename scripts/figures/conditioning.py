@@ -1,6 +1,6 @@
 """Relative error against the condition number: where each method stops helping, and the bounds kappa x constant.
 
-Sums of ``n`` terms with a chosen condition number (``fpsum.conditioned_sums``),
+Sums of ``n`` terms with a chosen condition number (``fpsum.conditioned.conditioned_sums``),
 summed by naive, pairwise, Kahan, Neumaier, Sum2, SumK and the correctly
 rounded sum, one panel per format; the median error in bins of the achieved
 kappa, and each method's worst-case bound as a dotted line.
@@ -50,7 +50,7 @@ from .conditioning_plot import SIZES, draw
 from .conditioning_sums import METHODS, ConditioningParams, Panel, bounds, compute, lost_at, search
 from .contract import FigureFiles
 from .html import static_fragment
-from .mpl import render
+from .mpl_render import render
 from .record import Built, Record
 from .text import scientific
 

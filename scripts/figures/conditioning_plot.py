@@ -20,7 +20,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocat
 
 from .conditioning_sums import LOST, METHODS, ConditioningParams, Panel, bounds
 from .looks import LOOKS, MARKERS, Palette
-from .mpl import method_line
+from .mpl_lines import method_line
 from .text import superscript
 from .variants import Layout, Sizes
 

@@ -1,6 +1,6 @@
 """The sums of the conditioning figure and what is measured on them: errors, medians per bin of kappa, bounds.
 
-Sums of ``n`` terms with a chosen condition number (``fpsum.conditioned_sums``),
+Sums of ``n`` terms with a chosen condition number (``fpsum.conditioned.conditioned_sums``),
 summed by every method of :data:`METHODS` in each format (:func:`compute`),
 their relative errors taken exactly (:func:`relative_errors`) and binned by
 the kappa they achieved; each method's worst-case bound (:func:`bounds`);
@@ -19,7 +19,8 @@ from fpsum.bounds import gamma
 from fpsum.conditioned import conditioned_sums, kappa_limit, log_targets
 from fpsum.exact import exact_running
 from fpsum.formats import FP16, Format, get_format
-from fpsum.methods import Method, total
+from fpsum.methods import total
+from fpsum.names import Method
 
 METHODS: tuple[Method, ...] = ("naive", "pairwise", "kahan", "neumaier", "sumtwo", "sumk", "correct")
 ORDER_OF = {"naive": 1, "pairwise": 1, "kahan": 1, "neumaier": 2, "sumtwo": 2, "sumk": 0, "correct": 0}

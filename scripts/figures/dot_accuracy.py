@@ -197,7 +197,8 @@ def relative_error(value: np.ndarray, exact: Fraction) -> float:
 
 
 def dot2_rows(params: Dot2Params) -> list[Dot2Row]:
-    """x a sum of the target condition number (:func:`fpsum.conditioned_sums`), y every entry fl(c): one row per target.
+    """x a sum of the target condition number (:func:`fpsum.conditioned.conditioned_sums`), y every entry fl(c):
+    one row per target.
 
     fl(c) has a full significand, so the products are rounded too, and the
     dot product has the sum's κ (c scales both |x|ᵀ|y| and xᵀy).

@@ -24,7 +24,7 @@ from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
 from .html import static_fragment
 from .looks import Palette, format_colour
-from .mpl import render
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, superscript
 from .variants import Layout, Sizes

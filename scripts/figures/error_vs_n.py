@@ -27,7 +27,8 @@ from fpsum.sweep import Sweep, run_sweep
 from .contract import FigureFiles, NestedNumbers
 from .html import static_fragment
 from .looks import LOOKS, MARKERS, Palette
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant, superscript
 from .variants import Layout, Sizes

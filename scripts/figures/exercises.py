@@ -23,11 +23,12 @@ from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 from fpsum.hardware import TruncatedAccumulator, truncated_dot
 from fpsum.inputs import make_inputs
-from fpsum.methods import ROUNDING_STREAM, running_totals, total
+from fpsum.methods import running_totals, total
 from fpsum.names import UPDATE_METHODS
 from fpsum.order import tree_reduction
 from fpsum.race import run_race
 from fpsum.stochastic_rounding import stochastic_round
+from fpsum.stochastic_sum import ROUNDING_STREAM
 from fpsum.updates import bytes_per_weight, lost_below
 
 from .contract import NestedNumbers

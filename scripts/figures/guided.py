@@ -18,7 +18,8 @@ from urllib.parse import quote
 
 from fpsum.formats import get_format
 from fpsum.inputs import InputKind
-from fpsum.methods import Method, total
+from fpsum.methods import total
+from fpsum.names import Method
 from fpsum.race import run_race
 from fpsum.reading import read_numbers
 

@@ -45,10 +45,6 @@ for one that only imports its submodules:
 - ``from a.b import x`` imports ``a`` and ``a.b`` and asks only ``a.b``;
 - a dynamic import gives the module it names.
 
-So ``fpsum``, whose ``__init__.py`` loads each name from its module when it
-is first read, costs a builder nothing unless the builder reads names from
-``fpsum`` itself rather than from ``fpsum.race`` and the like.
-
 Not seen: code run from a file by its path (``runpy.run_path``, ``exec`` of
 its text), which is no import (a builder that does so names the file among
 its record's inputs: :mod:`figures.snippets`), and an import function

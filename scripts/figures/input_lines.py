@@ -19,7 +19,7 @@ def kind_inputs(kind: str, fmt: Format, n: int, seed: int, constant: float,
                 trials: int | None = None) -> np.ndarray:
     """Inputs of ``kind`` in ``fmt``: the model's seeded kinds, or ``constant`` repeated (kind ``constant``).
 
-    Shape ``(n,)``, or ``(trials, n)`` if ``trials`` is given, as ``fpsum.make_inputs``.
+    Shape ``(n,)``, or ``(trials, n)`` if ``trials`` is given, as ``fpsum.inputs.make_inputs``.
     """
     if kind == "constant":
         return to_format(np.full((n,) if trials is None else (trials, n), constant), fmt)

@@ -44,7 +44,7 @@ from .contract import FigureFiles, NestedNumbers
 from .html import static_fragment
 from .input_lines import input_line, kind_inputs
 from .looks import Palette
-from .mpl import render
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant
 from .variants import Layout, Sizes

@@ -1,7 +1,7 @@
 """One look per method: the single table every figure, legend and style sheet reads.
 
 Each method of the model, and the exact total, has a label (the model's
-own, ``fpsum.METHOD_LABELS``), a colour for the light and for the dark
+own, ``fpsum.names.METHOD_LABELS``), a colour for the light and for the dark
 palette, a dash pattern, a line width and a marker.  The animated race
 (SVG), its PNG, every matplotlib figure and the generated style sheet
 ``assets/stylesheets/looks.css`` take them from here, so a method looks the
@@ -151,7 +151,7 @@ def dark_colours() -> dict[str, str]:
 
     The pairs of every table above: the methods', the inputs', the formats'
     and the palettes' own inks.  A dark figure is its light one recoloured
-    (``figures.mpl.dark_svg``), so a light colour must become one dark colour:
+    (``figures.mpl_dark.dark_svg``), so a light colour must become one dark colour:
     ``ValueError`` naming it if two tables disagree.  Colours are lower-case
     ``#rrggbb``, as matplotlib writes them.
     """

@@ -17,13 +17,15 @@ from matplotlib.figure import Figure
 from fpsum.array_rounding import to_format
 from fpsum.formats import get_format
 from fpsum.inputs import INPUT_LABELS, make_inputs
-from fpsum.matmul import exact_matmul, naive_matmuls, relative_frobenius_error
+from fpsum.matmul import naive_matmuls, relative_frobenius_error
+from fpsum.matmul_exact import exact_matmul
 
 from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
 from .html import static_fragment
 from .looks import Palette
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant
 from .variants import Layout, Sizes

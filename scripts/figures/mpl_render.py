@@ -4,6 +4,18 @@ A figure is drawn once per layout, in the light palette, styled
 (:func:`figures.mpl_style.style_axes`), laid out by saving it, and checked
 as drawn (:mod:`figures.mpl_collisions`, :mod:`figures.mpl_text_sizes`);
 its dark SVG is the light one recoloured (:func:`figures.mpl_dark.dark_svg`).
+
+The matplotlib layer of every static figure, one concern a module:
+
+- :mod:`figures.mpl_files`: the rc settings, and the SVG and PNG saved reproducibly;
+- :mod:`figures.mpl_lines`: a method's line in its look, tagged with its name;
+- :mod:`figures.mpl_style`: a drawing styled in its palette, log labels in plain text, ticks only in view;
+- :mod:`figures.mpl_dark`: the dark SVG recoloured from the light one;
+- :mod:`figures.mpl_labels`: the texts a drawn figure shows, and where;
+- :mod:`figures.mpl_collisions`: the legibility check (overlaps, labels out of place, lines through labels);
+- :mod:`figures.mpl_text_sizes`: each layout's smallest text, checked, and ``-text.json``;
+- :mod:`figures.mpl_subscripts`: a label's subscripts (``γ_K``) set below its baseline;
+- this module: every file of a figure from one drawing function.
 """
 
 from __future__ import annotations

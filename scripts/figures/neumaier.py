@@ -15,12 +15,14 @@ from fpsum.array_rounding import to_format
 from fpsum.exact import exact_running, exact_total
 from fpsum.formats import get_format
 from fpsum.inputs import make_inputs
-from fpsum.methods import Method, running_totals, total
+from fpsum.methods import running_totals, total
+from fpsum.names import Method
 
 from .contract import FigureFiles
 from .html import static_fragment
 from .looks import Palette
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number
 from .variants import Layout, Sizes

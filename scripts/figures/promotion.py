@@ -25,7 +25,8 @@ from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
 from .html import static_fragment
 from .looks import LOOKS, Palette
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant
 from .variants import Layout, Sizes

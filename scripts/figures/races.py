@@ -27,10 +27,12 @@ from fpsum.race import RACE_N, Race, run_race
 from .contract import ROOT, FigureFiles, NestedNumbers
 from .html import figure_html
 from .looks import LOOKS, Palette
-from .mpl import method_line, slide_png, text_sizes_json
+from .mpl_lines import method_line
+from .mpl_render import slide_png
+from .mpl_text_sizes import text_sizes_json
 from .playground import playground_link
-from .race import race_figure_html, race_svg
 from .race.errors import LINSCALE, LogScale, error_domain, power_of_ten, shown_errors, window
+from .race.svg import race_figure_html, race_svg
 from .record import Built, Record
 from .text import number
 from .variants import SLIDE_SIZE, Layout
@@ -95,7 +97,7 @@ def race_numbers(race: Race) -> NestedNumbers:
 
 def race_png(race: Race, figure_id: str) -> tuple[bytes, dict[str, Any]]:
     """The race's final frame as a 16:9 slide (light palette), lines in the table's looks, with what
-    ``-text.json`` says of it (``figures.mpl.slide_png``, which checks its layout and text sizes).
+    ``-text.json`` says of it (``figures.mpl_render.slide_png``, which checks its layout and text sizes).
 
     Two plots, as on the page: the running totals, and below them each
     method's error in ulps on the same log scale as the animation

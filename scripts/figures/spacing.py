@@ -16,7 +16,7 @@ from fpsum.formats import Format, get_format
 from .contract import FigureFiles
 from .html import static_fragment
 from .looks import Palette, format_colour
-from .mpl import render
+from .mpl_render import render
 from .record import Built, Record
 from .text import number
 from .variants import Layout, Sizes

@@ -31,7 +31,7 @@ from .contract import FigureFiles
 from .html import static_fragment
 from .input_lines import input_line, kind_inputs
 from .looks import INPUT_LOOKS, Palette
-from .mpl import render
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant
 from .variants import Layout, Sizes

@@ -20,7 +20,8 @@ from fpsum.race import RACE_N
 from .contract import FigureFiles
 from .html import static_fragment
 from .looks import LOOKS, Palette
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .playground import playground_link
 from .record import Built, Record
 from .text import number

@@ -1,9 +1,9 @@
 """The order of a sum: the same inputs in many orders, and in a GPU-like tree with more or fewer workers.
 
-Two records, both on the same seeded inputs (``fpsum.make_inputs(kind, n, fmt, seed)``):
+Two records, both on the same seeded inputs (``fpsum.inputs.make_inputs(kind, n, fmt, seed)``):
 
 ``sum-order``: naive sums of the inputs in ``orders`` random orders
-(``fpsum.shuffled_totals``) and sorted four ways (``fpsum.sorted_totals``).
+(``fpsum.order.shuffled_totals``) and sorted four ways (``fpsum.order.sorted_totals``).
 Numbers ``n`` and ``orders``, and per ``<format>_<kind>`` (``fp16_uniform``,
 ``bf16_normal``, ...): ``exact``, ``min``, ``max``, ``median`` and ``distinct``
 (how many different totals the random orders gave), ``above_half`` (how many
@@ -12,7 +12,7 @@ inputs exceed one half), ``ascending``,
 ``ascending_lowest`` / ``descending_highest``, where the running sum turns
 in those two sorted orders (its lowest and its highest value).
 
-``tree-reduction``: ``fpsum.tree_reduction`` with 1, 2, 4, ... ``n`` workers.
+``tree-reduction``: ``fpsum.order.tree_reduction`` with 1, 2, 4, ... ``n`` workers.
 Numbers ``n`` (also the most workers), ``counts`` (how many worker counts) and per ``<format>_<kind>``:
 ``exact``, ``w<workers>`` (the total with that many workers; ``naive`` and ``pairwise`` are
 those of one worker and of n), ``distinct``
@@ -47,7 +47,8 @@ from . import spacing
 from .contract import FigureFiles
 from .html import static_fragment
 from .looks import Palette, format_colour
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number
 from .variants import Layout, Sizes
@@ -143,7 +144,8 @@ class Orders:
 def compute_orders(params: OrderParams) -> list[Orders]:
     """Every case summed in ``orders`` random orders and sorted four ways.
 
-    The random orders are the ones :func:`fpsum.shuffled_totals` draws, drawn once: the cases share n and the seed.
+    The random orders are the ones :func:`fpsum.order.shuffled_totals` draws, drawn once: the cases share n and
+    the seed.
     """
     orders = random_orders(params.n, params.orders, params.seed)
     results = []

@@ -57,7 +57,7 @@ class Layout:
     screen, the PNG's pixels for a slide) and ``text_px`` the smallest text it
     must draw at that width.  A drawing function reads ``narrow`` to stack its
     panels and thin its ticks; ``font_pt`` is matplotlib's ``font.size`` for
-    it, the smallest text it may draw (``figures.mpl.render`` checks).
+    it, the smallest text it may draw (``figures.mpl_render.render`` checks).
     """
 
     name: LayoutName

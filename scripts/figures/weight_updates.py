@@ -1,6 +1,6 @@
 """Weight updates that vanish: one weight stored four ways, updated many times by the same small step.
 
-Numbers of record ``weight-updates`` (``fpsum.update_trajectory`` on
+Numbers of record ``weight-updates`` (``fpsum.updates.update_trajectory`` on
 ``constant_updates(steps, update)`` from each start): ``format``, ``p``,
 ``steps``, ``update``, ``samples``; per way of storing the weight (``nearest``,
 ``kahan``, ``stochastic``, ``master``) ``bytes``, its memory per weight;
@@ -46,7 +46,8 @@ from fpsum.updates import (
 from .contract import FigureFiles
 from .html import static_fragment
 from .looks import LOOKS, Palette
-from .mpl import method_line, render
+from .mpl_lines import method_line
+from .mpl_render import render
 from .record import Built, Record
 from .text import number, significant
 from .variants import Layout, Sizes

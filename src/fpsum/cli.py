@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
+from .blocked import DEFAULT_BLOCK
 from .blocks import BLOCK_FORMATS
 from .cascaded import DEFAULT_FOLDS
 from .cli_dot import BLOCK_ACCUMULATORS, block_format, command_dot
@@ -21,7 +22,8 @@ from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS
 from .e8m0 import E8M0
 from .formats import FORMATS, Format, get_format
 from .inputs import INPUT_KINDS
-from .methods import DEFAULT_BLOCK, METHODS, Method, total
+from .methods import total
+from .names import METHODS, Method
 from .race import run_race
 from .reading import UsageError, read_numbers, read_source
 from .report import exact_and_errors, json_value, write_report

@@ -28,9 +28,11 @@ from fractions import Fraction
 import numpy as np
 
 from .array_rounding import to_format
+from .blocked import DEFAULT_BLOCK
 from .exact import exact_running
 from .formats import FORMATS, Format
-from .methods import DEFAULT_BLOCK, Method, running_totals, total
+from .methods import running_totals, total
+from .names import Method
 from .rounded_once import add_rounded
 
 INPUT_FORMATS: tuple[str, ...] = ("fp16", "bf16", "e4m3", "e5m2", "fp32")

@@ -16,7 +16,7 @@ for the k in ``at``: how a figure sweeps K without redoing the short sums.
 The parts, one concern each: :mod:`fpsum.matmul_operands` checks the
 operands and forms their exact products, :mod:`fpsum.matmul_walk` is the
 naive method's walk along K, :mod:`fpsum.matmul_exact` the exact product
-(:func:`exact_matmul`, importable from here too).  This module runs a
+(:func:`fpsum.matmul_exact.exact_matmul`).  This module runs a
 product by method, and measures its error against the exact one.
 """
 
@@ -26,12 +26,11 @@ import numpy as np
 
 from .dot import DOT_METHODS, check_formats, sum_products
 from .formats import Format
-from .matmul_exact import exact_matmul
 from .matmul_operands import _check, _counts, _exact_dtype, _group_products, _rounded, _row_groups
 from .matmul_walk import _naive_walk
-from .methods import Method
+from .names import Method
 
-__all__ = ["matmul", "naive_matmuls", "exact_matmul", "relative_frobenius_error"]
+__all__ = ["matmul", "naive_matmuls", "relative_frobenius_error"]
 
 
 def _grouped(a: np.ndarray, b: np.ndarray, acc: Format, method: Method, counts: np.ndarray,

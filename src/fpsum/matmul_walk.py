@@ -103,7 +103,7 @@ def _naive_walk(a: np.ndarray, b: np.ndarray, accs: list[Format], counts: np.nda
     the walk is every entry's product k, exact in the dtype of
     :func:`_exact_dtype` and shared by the accumulators, then rounded once
     to each; the running totals start from row 0 (as
-    :func:`fpsum.methods.naive_running` starts from its first input, so a
+    :func:`fpsum.naive.naive_running` starts from its first input, so a
     lone -0.0 stays -0.0) and add each next row (:func:`_add_rows`).  NaN and
     inf as in that sum.  Every :data:`SPAN` rows, a matrix whose totals no
     product of the next span can move (:func:`_moving`: a stalled sum) is

@@ -17,13 +17,13 @@ against :func:`fpsum.exact_rounding.add_exact` in the tests).  NaN and overflow
 follow the format: an FP16 sum of large values reaches inf and stays there,
 an E4M3 one becomes NaN.
 
-The methods live in modules by kind, and everything is importable from
-here too: :mod:`fpsum.naive` (naive, and wide: a wider total),
+The methods live in modules by kind, and each is imported from its own:
+:mod:`fpsum.naive` (naive, and wide: a wider total),
 :mod:`fpsum.compensated` (Kahan, Neumaier), :mod:`fpsum.pairwise`,
 :mod:`fpsum.blocked`, :mod:`fpsum.stochastic_sum` (stochastic rounding),
 :mod:`fpsum.cascaded` (Sum2, SumK) and :mod:`fpsum.correct`.  This module
 runs one by name (:func:`running_totals`, :func:`total`); their names and
-labels (:data:`METHODS`, :data:`METHOD_LABELS`) are :mod:`fpsum.names`'.
+labels (``METHODS``, ``METHOD_LABELS``) are :mod:`fpsum.names`'.
 """
 
 from __future__ import annotations
@@ -37,19 +37,12 @@ from .cascaded import DEFAULT_FOLDS, sum_k, sum_k_running
 from .compensated import kahan_running, neumaier_running
 from .correct import correct_running, correct_sum
 from .formats import Format
-from .naive import naive_at, naive_running, wide_running
-from .names import METHOD_LABELS, METHODS, Method
-from .pairwise import pairwise_at, pairwise_running, pairwise_split, pairwise_sum
-from .stochastic_sum import ROUNDING_STREAM, stochastic_running
+from .naive import naive_running, wide_running
+from .names import METHODS, Method
+from .pairwise import pairwise_running, pairwise_sum
+from .stochastic_sum import stochastic_running
 
-__all__ = [
-    "Method", "METHODS", "METHOD_LABELS", "RUNNING", "running_totals", "total",
-    "DEFAULT_BLOCK", "blocked_running", "blocked_sum",
-    "kahan_running", "neumaier_running",
-    "naive_at", "naive_running", "wide_running",
-    "pairwise_at", "pairwise_running", "pairwise_split", "pairwise_sum",
-    "ROUNDING_STREAM", "stochastic_running",
-]
+__all__ = ["RUNNING", "running_totals", "total"]
 
 RUNNING: dict[Method, Callable[[np.ndarray, Format], np.ndarray]] = {
     "naive": naive_running,

@@ -3,7 +3,7 @@
 What a figure's legend, the race's labels or a command line's choices need,
 without importing every summation method: the figures that only name a
 method are then not rebuilt when a method's arithmetic changes.
-:mod:`fpsum.methods` exports the methods' names too, and the package all of them.
+:mod:`fpsum.methods` runs a method by its name.
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from .formats import Format
-from .methods import Method, pairwise_sum, total
+from .methods import total
+from .names import Method
+from .pairwise import pairwise_sum
 
 ORDER_STREAM = 0x4F52  # keeps the permutations' draws apart from the inputs' stream
 
@@ -117,7 +119,7 @@ def tree_reduction(
     Worker t adds `values[t]`, `values[t + workers]`,
     `values[t + 2 * workers]`, ... left to right (the loop each thread of a
     reduction kernel runs), and the `workers` partial sums are added by
-    `fpsum.methods.pairwise_sum()` (a balanced tree when `workers` is a power
+    `fpsum.pairwise.pairwise_sum()` (a balanced tree when `workers` is a power
     of two).  `workers = 1` is the naive sum; `workers = n` gives each worker
     one input, so the result is the pairwise sum of the inputs in their own
     order.  Every addition rounds to `fmt` (real kernels often accumulate

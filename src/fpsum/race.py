@@ -9,7 +9,8 @@ import numpy as np
 from .exact import exact_running
 from .formats import Format
 from .inputs import InputKind, make_inputs
-from .methods import Method, running_totals
+from .methods import running_totals
+from .names import Method
 
 RACE_N = 8192
 RACE_METHODS: tuple[Method, ...] = ("naive", "wide", "kahan", "pairwise")

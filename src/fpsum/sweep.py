@@ -9,7 +9,10 @@ import numpy as np
 from .exact import exact_running
 from .formats import Format
 from .inputs import InputKind, input_chunks
-from .methods import Method, naive_at, pairwise_at, running_totals
+from .methods import running_totals
+from .naive import naive_at
+from .names import Method
+from .pairwise import pairwise_at
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .dot import dot
 from .formats import FP32
-from .methods import Method
+from .names import Method
 
 TF32_PRECISION = 11
 """Significant bits of TF32, the hidden bit included: 10 stored fraction bits."""

@@ -26,10 +26,10 @@ import numpy as np
 from .array_rounding import to_format
 from .exact import exact_running
 from .formats import FP32, Format
-from .methods import ROUNDING_STREAM
 from .names import UPDATE_METHODS, UpdateMethod
 from .rounded_once import add_rounded
 from .stochastic_rounding import stochastic_round, stochastic_round_bits
+from .stochastic_sum import ROUNDING_STREAM
 
 
 def bytes_per_weight(method: UpdateMethod, fmt: Format) -> int:

@@ -16,7 +16,7 @@ At each screen of ``screens.SCREENS``, in both palettes, on every page, in chrom
 - the copy button covers no code text.
 
 From 600 px up, a code block has room for the longest line of included code
-(``test_shown_code.COLUMNS``), at 0.85em on a desktop.
+(``hooks.code_blocks.COLUMNS``), at 0.85em on a desktop.
 
 On a phone every table fits the screen (a wide one as cards, one per row), and
 the column a reader comes to a table for is on the first screen, with its name:

@@ -34,9 +34,11 @@ import pytest
 from playwright.sync_api import Browser, Page
 from test_fits_screen import STICKING_OUT_JS
 
-import fpsum
 from browsing import Visit
 from fpsum.exact_rounding import round_exact
+from fpsum.formats import BF16, FP16, Format, get_format
+from fpsum.inputs import make_inputs
+from fpsum.methods import total
 from fpsum.reading import read_numbers
 from fpsum.textbook import add, sub
 
@@ -87,10 +89,10 @@ def same_double(shown: str, expected: float) -> bool:
     return Decimal(shown) == Decimal(repr(expected)) and math.copysign(1, value) == math.copysign(1, expected)
 
 
-def model_results(fmt: fpsum.Format, values: np.ndarray, methods: list[str], block: int,
+def model_results(fmt: Format, values: np.ndarray, methods: list[str], block: int,
                   sr_seed: int) -> dict[str, float]:
     """What fpsum gives for each method on ``values`` (in ``fmt``), and the exact total rounded to double."""
-    found = {m: float(fpsum.total(m, values, fmt, block=block, seed=sr_seed)) for m in methods}  # type: ignore[arg-type]
+    found = {m: float(total(m, values, fmt, block=block, seed=sr_seed)) for m in methods}  # type: ignore[arg-type]
     found["exact"] = float(sum((Fraction(float(v)) for v in values), Fraction(0)))
     return found
 
@@ -125,8 +127,8 @@ def test_a_link_gives_the_models_results(browser: Browser, site_url: str, fmt: s
     visit = open_playground(browser, site_url, drawn_query(fmt, kind, n, seed, methods, extra))
     try:
         assert finished(visit.page) == "done", visit.page.inner_text(".fpsum-pg-problem")
-        form = fpsum.get_format(fmt)
-        values = fpsum.make_inputs(kind, n, form, seed)  # type: ignore[arg-type]
+        form = get_format(fmt)
+        values = make_inputs(kind, n, form, seed)  # type: ignore[arg-type]
         assert_results(visit.page, model_results(form, values, methods, extra.get("block", 128),
                                                  extra.get("sr_seed", seed)))
         assert visit.page.get_attribute("#fpsum-playground", "data-ran-in") == "worker"
@@ -199,7 +201,7 @@ def test_pasted_numbers_are_rounded_and_summed_as_fpsum_sum_does(browser: Browse
         page.click(".fpsum-pg-form button[type=submit]")
         page.wait_for_function("() => new URLSearchParams(location.search).has('x')")
         assert finished(page) == "done"
-        form = fpsum.FP16
+        form = FP16
         values = np.array(read_numbers(StringIO(" ".join(numbers)), "<test>", form)).astype(form.dtype)
         assert_results(page, model_results(form, values, ["naive", "kahan", "neumaier"], 128, 0))
         # The link reproduces the experiment.
@@ -236,7 +238,7 @@ def test_a_bad_input_gives_a_clear_message(browser: Browser, site_url: str, quer
         visit.close()
 
 
-def neighbours(exact: Fraction, form: fpsum.Format) -> tuple[Fraction, Fraction]:
+def neighbours(exact: Fraction, form: Format) -> tuple[Fraction, Fraction]:
     """The two values of ``form`` on either side of ``exact`` (the same one twice if it is one)."""
     size = abs(exact)
     binade = max(math.floor(math.log2(size)) if size else form.emin, form.emin)
@@ -259,7 +261,7 @@ def decimal(value: Fraction) -> str:
     return sign + (whole[:-digits] + "." + whole[-digits:] if digits else whole)
 
 
-def expected_step(total: float, x: float, form: fpsum.Format) -> dict[str, Fraction]:
+def expected_step(total: float, x: float, form: Format) -> dict[str, Fraction]:
     exact = Fraction(total) + Fraction(x)
     below, above = neighbours(exact, form)
     result = Fraction(round_exact(exact, form))
@@ -279,21 +281,21 @@ def test_the_trace_of_a_step_agrees_with_fractions(browser: Browser, site_url: s
     try:
         page = visit.page
         assert finished(page) == "done"
-        values = [float(v) for v in fpsum.make_inputs("uniform", n, fpsum.FP16, seed)]
+        values = [float(v) for v in make_inputs("uniform", n, FP16, seed)]
         # The naive sum's first lost step: the first nonzero input that leaves the total as it was.
         page.select_option("#pg-trace-method", "naive")
         page.click("[data-action=first-lost]")
         page.wait_for_selector(".fpsum-pg-trace-out [data-trace]")
         s, first = 0.0, None
         for k, x in enumerate(values, start=1):
-            t = add(s, x, fpsum.FP16)
+            t = add(s, x, FP16)
             if t == s and x != 0 and first is None:
                 first = k
                 break
             s = t
         assert first is not None and page.input_value("#pg-trace-k") == str(first)
         shown = page.evaluate(TRACE_JS, ".fpsum-pg-trace-out")
-        assert_step(shown, expected_step(s, values[first - 1], fpsum.FP16))
+        assert_step(shown, expected_step(s, values[first - 1], FP16))
         assert "lost" in page.inner_text(".fpsum-pg-verdict").lower()
         # Kahan at a chosen step: the same fields, and the compensation of the textbook loop.
         k = 3001
@@ -304,16 +306,16 @@ def test_the_trace_of_a_step_agrees_with_fractions(browser: Browser, site_url: s
                                arg=f"{k:,}")
         s, c = 0.0, 0.0
         for x in values[:k - 1]:
-            y = sub(x, c, fpsum.FP16)
-            t = add(s, y, fpsum.FP16)
-            c = sub(sub(t, s, fpsum.FP16), y, fpsum.FP16)
+            y = sub(x, c, FP16)
+            t = add(s, y, FP16)
+            c = sub(sub(t, s, FP16), y, FP16)
             s = t
         shown = page.evaluate(TRACE_JS, ".fpsum-pg-trace-out")
-        y = sub(values[k - 1], c, fpsum.FP16)
-        t = add(s, y, fpsum.FP16)
+        y = sub(values[k - 1], c, FP16)
+        t = add(s, y, FP16)
         assert Fraction(shown["total"]) == Fraction(s)
         assert Fraction(shown["result"]) == Fraction(t)
-        assert Fraction(shown["compensation"]) == Fraction(sub(sub(t, s, fpsum.FP16), y, fpsum.FP16))
+        assert Fraction(shown["compensation"]) == Fraction(sub(sub(t, s, FP16), y, FP16))
     finally:
         visit.close()
 
@@ -328,10 +330,10 @@ def test_is_it_lost_says_what_one_addition_keeps(browser: Browser, site_url: str
             page.fill("#pg-lost-input", x)
             page.click("#pg-lost-form button[type=submit]")
             page.wait_for_function(f"() => document.querySelector('.fpsum-pg-lost-out [data-trace=input]')"
-                                   f"?.dataset.value === String({float(round_exact(Fraction(x), fpsum.FP16))})")
+                                   f"?.dataset.value === String({float(round_exact(Fraction(x), FP16))})")
             shown = page.evaluate(TRACE_JS, ".fpsum-pg-lost-out")
-            s, v = round_exact(Fraction(total), fpsum.FP16), round_exact(Fraction(x), fpsum.FP16)
-            assert_step(shown, expected_step(s, v, fpsum.FP16))
+            s, v = round_exact(Fraction(total), FP16), round_exact(Fraction(x), FP16)
+            assert_step(shown, expected_step(s, v, FP16))
             verdict = page.inner_text(".fpsum-pg-lost-out .fpsum-pg-verdict")
             assert ("input is lost" in verdict) == lost, verdict
         page.fill("#pg-lost-input", "two")
@@ -349,8 +351,8 @@ def test_the_page_works_from_disk(browser: Browser, unpacked: Path) -> None:
         page = visit.page
         assert finished(page) == "done"
         assert page.get_attribute("#fpsum-playground", "data-ran-in") == "page"
-        values = fpsum.make_inputs("uniform", 20000, fpsum.BF16, 3)
-        assert_results(page, model_results(fpsum.BF16, values, ["naive", "kahan", "pairwise"], 128, 3))
+        values = make_inputs("uniform", 20000, BF16, 3)
+        assert_results(page, model_results(BF16, values, ["naive", "kahan", "pairwise"], 128, 3))
         assert visit.problems() == []
         assert all(url.startswith((base, "data:", "blob:")) for url in visit.requests)
     finally:

@@ -10,7 +10,7 @@ from typing import Any
 from playwright.sync_api import BrowserContext, Page, expect
 
 from browsing import ALL_RACES_READY_JS, assert_restarts, let_frames_pass, wait_until
-from figures.race import race_figure_html
+from figures.race.svg import race_figure_html
 from race_cases import CSS_FILE, JS_FILE, race, svg  # noqa: E402
 
 NewContext = Callable[..., BrowserContext]

@@ -9,7 +9,6 @@ keys alone, and the import reader on small packages of their own.
 from __future__ import annotations
 
 import ast
-import importlib
 import json
 import os
 import shutil
@@ -197,21 +196,6 @@ def test_what_a_package_loads_on_demand_counts_for_a_module_that_may_read_its_na
 def test_an_import_under_type_checking_never_runs_and_its_else_does(lazy: ImportGraph) -> None:
     assert "lazy.typed" not in lazy.closure({"binds"})
     assert "lazy.untyped" in lazy.imports("lazy")
-
-
-def test_fpsum_imports_for_type_checkers_exactly_the_names_it_loads_on_demand() -> None:
-    """The interface is written twice in fpsum/__init__.py (for type checkers, and as data for __getattr__)."""
-    import fpsum
-
-    tree = ast.parse(Path(fpsum.__file__).read_text())
-    checked = next(node for node in tree.body if isinstance(node, ast.If))
-    imported = {(node.module, alias.name) for node in ast.walk(checked) if isinstance(node, ast.ImportFrom)
-                for alias in node.names}
-    assert imported == {(module, name) for module, names in fpsum._HOMES.items() for name in names}
-    for module, name in imported:
-        assert getattr(fpsum, name) is getattr(importlib.import_module(f"fpsum.{module}"), name)
-    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
-        fpsum.no_such_name  # noqa: B018
 
 
 def test_importing_fpsum_or_one_of_its_modules_runs_no_other_module() -> None:

@@ -1,7 +1,7 @@
 """Every matplotlib figure is legible: no two labels overlap, none leaves its axes or the figure.
 
-The check is ``figures.mpl.text_collisions``, from the extents matplotlib
-draws.  ``figures.mpl.render`` runs it on every static figure before saving
+The check is ``figures.mpl_collisions.text_collisions``, from the extents matplotlib
+draws.  ``figures.mpl_render.render`` runs it on every static figure before saving
 (the light one: the dark SVG is the light one recoloured, same layout), so a
 collision stops the build; these tests show the checker finds what it claims
 to on small synthetic figures, and run it on the real figures with their real
@@ -25,14 +25,19 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-import fpsum
-from figures import blocked, error_vs_n, looks, mpl, mpl_render, neumaier, races, spacing, stochastic_race
+from figures import blocked, error_vs_n, looks, mpl_render, neumaier, races, spacing, stochastic_race
 from figures.build import registry
 from figures.contract import FigureFiles
 from figures.looks import DARK, LIGHT, Palette
-from figures.mpl_dark import with_root_style
-from figures.mpl_render import filling_alone
+from figures.mpl_collisions import LayoutError, text_collisions
+from figures.mpl_dark import RecolourError, dark_svg, with_root_style
+from figures.mpl_files import RC, SLIDE_WIDTH_PX, SVG_RC, png_bytes, svg_bytes
+from figures.mpl_labels import drawn_labels
+from figures.mpl_render import filling_alone, render
+from figures.mpl_style import InViewTicks, plain_tick_text, style_axes
 from figures.variants import Layout, Sizes
+from fpsum.formats import get_format
+from fpsum.race import run_race
 from wcag import contrast
 
 
@@ -42,7 +47,7 @@ def figure() -> Iterator[Callable[..., Figure]]:
     made: list[Figure] = []
 
     def make(**kwargs: Any) -> Figure:
-        with plt.rc_context(mpl.RC):
+        with plt.rc_context(RC):
             fig = plt.figure(figsize=kwargs.pop("figsize", (4.0, 3.0)), layout="constrained", **kwargs)
         made.append(fig)
         return fig
@@ -71,7 +76,7 @@ def test_a_clean_figure_has_no_collisions(figure: Callable[..., Figure]) -> None
     ax.set_xlabel("x")
     ax.set_ylabel("y")
     ax.legend(loc="upper left", frameon=False)
-    assert mpl.text_collisions(fig) == []
+    assert text_collisions(fig) == []
 
 
 def test_two_overlapping_texts_are_found_and_named(figure: Callable[..., Figure]) -> None:
@@ -80,7 +85,7 @@ def test_two_overlapping_texts_are_found_and_named(figure: Callable[..., Figure]
     ax.set_xlim(0, 1)
     ax.annotate("first label", (0.3, 0.5))
     ax.annotate("second label", (0.35, 0.5))
-    one_problem(mpl.text_collisions(fig), 'annotation "first label"', "overlaps", 'annotation "second label"')
+    one_problem(text_collisions(fig), 'annotation "first label"', "overlaps", 'annotation "second label"')
 
 
 def test_a_label_that_leaves_its_axes_is_found(figure: Callable[..., Figure]) -> None:
@@ -89,14 +94,14 @@ def test_a_label_that_leaves_its_axes_is_found(figure: Callable[..., Figure]) ->
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.annotate("runs past the top of the plot", (0.5, 0.98), va="bottom")
-    one_problem(mpl.text_collisions(fig), '"runs past the top of the plot"', "leaves its axes")
+    one_problem(text_collisions(fig), '"runs past the top of the plot"', "leaves its axes")
 
 
 def test_a_label_that_leaves_the_figure_is_found(figure: Callable[..., Figure]) -> None:
     fig = figure()
     fig.subplots()
     fig.text(0.9, 0.5, "off the right edge")
-    one_problem(mpl.text_collisions(fig), '"off the right edge"', "leaves the figure")
+    one_problem(text_collisions(fig), '"off the right edge"', "leaves the figure")
 
 
 def test_a_label_crossed_by_a_line_is_found(figure: Callable[..., Figure]) -> None:
@@ -104,14 +109,14 @@ def test_a_label_crossed_by_a_line_is_found(figure: Callable[..., Figure]) -> No
     ax = fig.subplots()
     ax.plot([0, 1], [0, 1], label="diagonal")
     ax.annotate("struck through", (0.5, 0.5), ha="center", va="center")
-    one_problem(mpl.text_collisions(fig), '"struck through"', 'crossed by the line "diagonal"')
+    one_problem(text_collisions(fig), '"struck through"', 'crossed by the line "diagonal"')
 
 
 def test_cramped_tick_labels_are_found(figure: Callable[..., Figure]) -> None:
     fig = figure(figsize=(2.0, 2.0))
     ax = fig.subplots()
     ax.set_xticks(np.arange(0, 40, 2), [f"{v:,}" for v in 1000 * np.arange(0, 40, 2)])
-    problems = mpl.text_collisions(fig)
+    problems = text_collisions(fig)
     assert problems and all("x tick label" in p and "overlaps" in p for p in problems), problems
 
 
@@ -122,7 +127,7 @@ def test_a_legend_over_a_text_is_found(figure: Callable[..., Figure]) -> None:
     ax.set_ylim(0, 10)
     ax.text(0.02, 0.95, "under the legend", transform=ax.transAxes, va="top")
     ax.legend(loc="upper left")
-    problems = mpl.text_collisions(fig)
+    problems = text_collisions(fig)
     assert any('legend "a long legend entry"' in p and '"under the legend"' in p for p in problems), problems
 
 
@@ -133,7 +138,7 @@ def test_an_annotation_left_out_for_its_point_is_found(figure: Callable[..., Fig
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.annotate("vanished", (0.5, -0.01), xytext=(0, 10), textcoords="offset points")
-    one_problem(mpl.text_collisions(fig), '"vanished"', "not drawn")
+    one_problem(text_collisions(fig), '"vanished"', "not drawn")
 
 
 def test_hidden_and_out_of_view_labels_count_for_nothing(figure: Callable[..., Figure]) -> None:
@@ -147,7 +152,7 @@ def test_hidden_and_out_of_view_labels_count_for_nothing(figure: Callable[..., F
         ax.set_xlim(1, 2**16)
     right.annotate("", (2, 1e-4))  # empty: nothing to read, nothing to collide
     right.text(2, 1e-4, "hidden", visible=False)
-    assert mpl.text_collisions(fig) == []
+    assert text_collisions(fig) == []
 
 
 SMALL = Sizes(wide=(7.0, 3.0), narrow=(4.5, 3.0))
@@ -161,8 +166,8 @@ def test_render_stops_on_a_collision_naming_the_figure_and_the_labels() -> None:
         ax.annotate("another label", (0.32, 0.5))
         return fig
 
-    with pytest.raises(mpl.LayoutError) as raised:
-        mpl.render(draw, "made-up-figure", SMALL)
+    with pytest.raises(LayoutError) as raised:
+        render(draw, "made-up-figure", SMALL)
     message = str(raised.value)
     assert "'made-up-figure'" in message and "light palette" in message and "wide layout" in message
     assert '"one label"' in message and '"another label"' in message
@@ -179,13 +184,13 @@ def test_render_writes_both_palettes_of_each_layout_and_the_slide_the_same_each_
         ax.set_title("title")
         return fig
 
-    files = mpl.render(draw, "clean-figure", SMALL)
+    files = render(draw, "clean-figure", SMALL)
     stem = "figures/clean-figure"
     assert set(files) == {f"{stem}.svg", f"{stem}-dark.svg", f"{stem}-narrow.svg", f"{stem}-narrow-dark.svg",
                           f"{stem}.png", f"{stem}-text.json"}
-    assert files == mpl.render(draw, "clean-figure", SMALL)
-    assert files[f"{stem}-dark.svg"] == mpl.dark_svg(files[f"{stem}.svg"])
-    assert files[f"{stem}-narrow-dark.svg"] == mpl.dark_svg(files[f"{stem}-narrow.svg"])
+    assert files == render(draw, "clean-figure", SMALL)
+    assert files[f"{stem}-dark.svg"] == dark_svg(files[f"{stem}.svg"])
+    assert files[f"{stem}-narrow-dark.svg"] == dark_svg(files[f"{stem}-narrow.svg"])
     assert b'width="324pt"' in files[f"{stem}-narrow.svg"] and b'width="504pt"' in files[f"{stem}.svg"]
     assert Image.open(io.BytesIO(files[f"{stem}.png"])).size == (1920, 1080)
     # Each layout is drawn at the font size that keeps its text at 11 px (24 on the slide) where it is
@@ -205,16 +210,16 @@ def test_render_stops_on_text_under_the_layouts_font_size_or_in_mathtext() -> No
         ax.set_title("a small title", fontsize=8)
         return fig
 
-    with pytest.raises(mpl.LayoutError, match=r"'small-text' \(wide layout\).*\"a small title\" is 8 pt"):
-        mpl.render(draw, "small-text", SMALL)
+    with pytest.raises(LayoutError, match=r"'small-text' \(wide layout\).*\"a small title\" is 8 pt"):
+        render(draw, "small-text", SMALL)
 
     def mathtext(palette: Palette, layout: Layout) -> Figure:
         fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
         ax.set_title("u = 2$^{-11}$")
         return fig
 
-    with pytest.raises(mpl.LayoutError, match="mathtext"):
-        mpl.render(mathtext, "mathtext", SMALL)
+    with pytest.raises(LayoutError, match="mathtext"):
+        render(mathtext, "mathtext", SMALL)
     assert not plt.get_fignums(), "render closes the figures it rejects"
 
 
@@ -230,7 +235,7 @@ def test_render_stops_on_text_under_the_layouts_font_size_or_in_mathtext() -> No
     (r"$\mathdefault{\alpha}$", r"$\mathdefault{\alpha}$"),
 ])
 def test_log_tick_labels_become_plain_text(mathtext: str, plain: str) -> None:
-    assert mpl.plain_tick_text(mathtext) == plain
+    assert plain_tick_text(mathtext) == plain
 
 
 def test_rendered_log_axes_label_their_ticks_as_matplotlib_does_in_plain_text() -> None:
@@ -246,7 +251,7 @@ def test_rendered_log_axes_label_their_ticks_as_matplotlib_does_in_plain_text() 
         symlog.set_xscale("symlog", linthresh=1.0)
         return fig
 
-    svg = mpl.render(draw, "log-ticks", Sizes(wide=(11.0, 3.0), narrow=(4.5, 9.0)))["figures/log-ticks.svg"].decode()
+    svg = render(draw, "log-ticks", Sizes(wide=(11.0, 3.0), narrow=(4.5, 9.0)))["figures/log-ticks.svg"].decode()
     texts = set(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
     assert {"2⁰", "2¹⁶", "10⁻⁶", "10²", "10⁻¹", "2×10⁻²", "3×10⁻¹", "−10²", "0"} <= texts, sorted(texts)
     assert "mathdefault" not in svg and "$" not in "".join(texts)
@@ -275,7 +280,7 @@ def test_ticks_are_made_only_in_view_and_the_drawing_does_not_change() -> None:
         linear.plot([0.05, 0.95], [0.3, 7.0], color=palette.text)
         return fig
 
-    with_view_ticks = mpl.render(draw, "ticks", TICKS)
+    with_view_ticks = render(draw, "ticks", TICKS)
     made: list[list[float]] = []
 
     def unwrapped(fig: Figure, palette: Palette) -> None:
@@ -283,20 +288,20 @@ def test_ticks_are_made_only_in_view_and_the_drawing_does_not_change() -> None:
         for ax in fig.axes:
             for axis in (ax.xaxis, ax.yaxis):
                 for ticker in (axis.major, axis.minor):
-                    if isinstance(ticker.locator, mpl.InViewTicks):
+                    if isinstance(ticker.locator, InViewTicks):
                         ticker.locator = ticker.locator.inner
                 made.append([float(x) for x in axis.get_majorticklocs()])
 
-    styled = mpl.style_axes
+    styled = style_axes
     mpl_render.style_axes = unwrapped  # type: ignore[assignment]  # what render calls
     try:
-        as_matplotlib = mpl.render(draw, "ticks", TICKS)
+        as_matplotlib = render(draw, "ticks", TICKS)
     finally:
         mpl_render.style_axes = styled  # type: ignore[assignment]
     assert with_view_ticks == as_matplotlib
-    with plt.rc_context(mpl.RC):
+    with plt.rc_context(RC):
         fig = draw(LIGHT)
-        mpl.style_axes(fig, LIGHT)
+        style_axes(fig, LIGHT)
         fig.canvas.draw()
         for ax in fig.axes:
             for axis in (ax.xaxis, ax.yaxis):
@@ -312,7 +317,7 @@ def test_the_dark_svg_is_the_light_one_in_the_dark_palettes_colours() -> None:
     """Each colour swapped for its dark one, nothing else: ids and links that look like colours are kept."""
     light = (b'<path style="fill: #ffffff; stroke: #C0392B"/><use xlink:href="#m3623274f23"/>'
              b'<path clip-path="url(#p0a1b2c3d4)" style="stroke: #212121"/>')
-    assert mpl.dark_svg(light) == (b'<path style="fill: #1e2129; stroke: #ff8a65"/><use xlink:href="#m3623274f23"/>'
+    assert dark_svg(light) == (b'<path style="fill: #1e2129; stroke: #ff8a65"/><use xlink:href="#m3623274f23"/>'
                                    b'<path clip-path="url(#p0a1b2c3d4)" style="stroke: #e6e6e6"/>')
 
 
@@ -329,10 +334,10 @@ def test_a_colour_outside_the_tables_or_a_raster_image_stops_the_render() -> Non
         ax.imshow(np.eye(3), cmap="gray")
         return fig
 
-    with pytest.raises(mpl.RecolourError, match=r"'stray'.*#123456 has no dark counterpart"):
-        mpl.render(stray_colour, "stray", SMALL)
-    with pytest.raises(mpl.RecolourError, match=r"'raster'.*raster image"):
-        mpl.render(raster, "raster", SMALL)
+    with pytest.raises(RecolourError, match=r"'stray'.*#123456 has no dark counterpart"):
+        render(stray_colour, "stray", SMALL)
+    with pytest.raises(RecolourError, match=r"'raster'.*raster image"):
+        render(raster, "raster", SMALL)
     assert not plt.get_fignums()
 
 
@@ -360,11 +365,11 @@ def test_the_slide_png_is_matplotlibs_picture_on_white_without_the_alpha_channel
     ax.set_title("half-transparent line")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
-    mpl.style_axes(fig, LIGHT)
+    style_axes(fig, LIGHT)
     fig.set_layout_engine("none")
-    ours = Image.open(io.BytesIO(mpl.png_bytes(fig)))
+    ours = Image.open(io.BytesIO(png_bytes(fig)))
     reference = io.BytesIO()
-    fig.savefig(reference, format="png", dpi=mpl.SLIDE_WIDTH_PX / 4.0, facecolor="white")
+    fig.savefig(reference, format="png", dpi=SLIDE_WIDTH_PX / 4.0, facecolor="white")
     theirs = Image.open(reference)
     assert ours.mode == "RGB" and theirs.mode == "RGBA" and ours.size == theirs.size == (1920, 1440)
     on_white = Image.alpha_composite(Image.new("RGBA", theirs.size, "white"), theirs).convert("RGB")
@@ -383,8 +388,8 @@ def test_every_title_is_drawn_in_the_palettes_text_colour_wherever_it_is_placed(
     ax = fig.subplots()
     for loc in ("left", "center", "right"):
         ax.set_title(f"{loc} title", loc=loc, fontsize="medium")
-    mpl.style_axes(fig, DARK)
-    root = ET.fromstring(mpl.svg_bytes(fig))
+    style_axes(fig, DARK)
+    root = ET.fromstring(svg_bytes(fig))
     fills = {text.text: dict(part.split(": ", 1) for part in text.get("style", "").split("; ")).get("fill")
              for text in root.iter("{http://www.w3.org/2000/svg}text") if (text.text or "").endswith(" title")}
     assert fills == {"left title": DARK.text, "center title": DARK.text, "right title": DARK.text}
@@ -437,15 +442,15 @@ def test_a_real_figure_is_legible_and_its_dark_svgs_are_its_dark_drawings(figure
     what drawing the figure in the dark palette gives (its palettes differ in colour only), but the hashed ids.
     """
     draw, sizes = CHEAP[figure_id]
-    files = mpl.render(draw, figure_id, sizes)
+    files = render(draw, figure_id, sizes)
     paths = FigureFiles.of(figure_id)
     for layout, light, dark in ((sizes.layouts()[0], paths.svg, paths.dark_svg),
                                 (sizes.layouts()[1], paths.narrow_svg, paths.narrow_dark_svg)):
-        with plt.rc_context(mpl.SVG_RC | {"font.size": layout.font_pt}):
+        with plt.rc_context(SVG_RC | {"font.size": layout.font_pt}):
             fig = draw(DARK, layout)
             try:
-                mpl.style_axes(fig, DARK)
-                drawn = mpl.svg_bytes(fig)
+                style_axes(fig, DARK)
+                drawn = svg_bytes(fig)
             finally:
                 plt.close(fig)
         # Beside the colours, the dark file asks for a dark canvas, and a narrow one fills a window alone.
@@ -456,13 +461,13 @@ def test_a_real_figure_is_legible_and_its_dark_svgs_are_its_dark_drawings(figure
 
 
 def test_race_slides_are_legible() -> None:
-    """The races' slide PNGs are drawn by ``races.race_png`` through ``mpl.slide_png``, which raises on a
+    """The races' slide PNGs are drawn by ``races.race_png`` through ``figures.mpl_render.slide_png``, which raises on a
     collision or a text too small: each race's makes a 1920 x 1080 PNG with text of 24 px or more.
     """
     checked = 0
     for record in registry():
-        if record.id.startswith("race-"):
-            race = fpsum.run_race(fpsum.get_format(record.params.format), record.params.kind,
+        if record.build is races.build:
+            race = run_race(get_format(record.params.format), record.params.kind,
                                   n=record.params.n, seed=record.params.seed, samples=record.params.samples)
             png, text = races.race_png(race, record.id)
             assert Image.open(io.BytesIO(png)).size == (1920, 1080), record.id
@@ -477,7 +482,7 @@ def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> No
     the figures not drawn above included; here: each such figure of the registry is in the site.
     """
     static = [record.id for record in registry()
-              if getattr(sys.modules[record.build.__module__], "render", None) is mpl.render]
+              if getattr(sys.modules[record.build.__module__], "render", None) is render]
     assert set(CHEAP) | {"error-vs-n-fp32"} <= set(static)
     for figure_id in static:
         files = FigureFiles.of(figure_id)
@@ -487,14 +492,14 @@ def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> No
 def test_checked_figures_are_checked_at_their_own_size() -> None:
     """A figure of the real size (not a thumbnail) is what the checker measures: its dpi is the figure's."""
     wide = spacing.SIZES.layouts()[0]
-    with plt.rc_context(mpl.SVG_RC | {"font.size": wide.font_pt}):  # as render draws it
+    with plt.rc_context(SVG_RC | {"font.size": wide.font_pt}):  # as render draws it
         fig = _spacing(LIGHT, wide)
-        mpl.style_axes(fig, LIGHT)
+        style_axes(fig, LIGHT)
     try:
         width, height = fig.get_size_inches()
         assert (width, height) == spacing.SIZES.wide
-        assert mpl.text_collisions(fig) == []
-        labels = mpl.drawn_labels(fig)
+        assert text_collisions(fig) == []
+        labels = drawn_labels(fig)
         assert {"x tick label", "y tick label", "x-axis label", "y-axis label", "legend text", "legend"} <= {
             label.kind for label in labels}
         assert all(fig.bbox.contains(label.box.x0 + 0.5, label.box.y0 + 0.5) for label in labels)

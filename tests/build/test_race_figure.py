@@ -12,12 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import fpsum
+from fpsum.formats import FP16
+from fpsum.names import METHOD_LABELS
+from fpsum.race import RACE_METHODS, Race, run_race
 
 ROOT = Path(__file__).resolve().parents[2]
 
 from figures.looks import DARK, LIGHT, LOOKS, MARKERS, Palette, css_properties  # noqa: E402
-from figures.race import DURATION_S, SERIES, SVG_NS, XLINK_NS, race_figure_html, race_svg  # noqa: E402
 from figures.race.defs import path_data, polylines  # noqa: E402
 from figures.race.errors import (  # noqa: E402
     LINSCALE,
@@ -27,8 +28,9 @@ from figures.race.errors import (  # noqa: E402
     power_of_ten,
     shown_errors,
 )
-from figures.race.layout import ERRORS, PLOT, layout, tick_decimals, ticks  # noqa: E402
+from figures.race.layout import DURATION_S, ERRORS, PLOT, SERIES, layout, tick_decimals, ticks  # noqa: E402  # noqa: E402
 from figures.race.style import STALL_DASH  # noqa: E402
+from figures.race.svg import SVG_NS, XLINK_NS, race_figure_html, race_svg  # noqa: E402
 from figures.text import number, significant  # noqa: E402
 from race_cases import CASES, CSS_FILE, JS_FILE, fid, race, svg  # noqa: E402
 from wcag import contrast  # noqa: E402
@@ -194,7 +196,7 @@ def test_title_and_desc_say_what_every_method_ends_at(fmt: str, kind: str) -> No
     assert r.fmt.label in text and f"{r.n:,}" in text
     for method, value in r.final.items():
         assert number(value) in (desc.text or ""), method
-        assert fpsum.METHOD_LABELS[method] in (desc.text or "")
+        assert METHOD_LABELS[method] in (desc.text or "")
         stall = r.stalls[method]
         if stall is not None:
             assert f"after {stall:,} inputs" in (desc.text or "")
@@ -234,7 +236,7 @@ def test_no_urls_but_the_namespaces(fmt: str, kind: str, standalone: bool) -> No
 
 @pytest.mark.parametrize("standalone", [True, False])
 def test_output_is_deterministic(standalone: bool) -> None:
-    fresh = fpsum.run_race(fpsum.FP16, "uniform")
+    fresh = run_race(FP16, "uniform")
     assert race_svg(fresh, "a", standalone) == race_svg(fresh, "a", standalone)
     assert race_svg(fresh, "a", standalone) == race_svg(race("fp16", "uniform"), "a", standalone)
     assert race_figure_html(fresh, "a") == race_figure_html(race("fp16", "uniform"), "a")
@@ -274,7 +276,7 @@ def test_every_method_has_its_own_dash_or_marker_and_a_legend_entry() -> None:
     assert len({look.marker for look in looks}) == len(SERIES)
     drawn = texts(parse(svg("bf16", "uniform", True)))
     for name in SERIES:
-        assert LOOKS[name].label == fpsum.METHOD_LABELS[name] and LOOKS[name].label in drawn
+        assert LOOKS[name].label == METHOD_LABELS[name] and LOOKS[name].label in drawn
 
 
 def test_text_is_at_least_14_units() -> None:
@@ -314,7 +316,7 @@ def distance(point: tuple[float, float], points: list[tuple[float, float]]) -> f
     return best
 
 
-def model_errors(r: fpsum.Race, method: str) -> np.ndarray:
+def model_errors(r: Race, method: str) -> np.ndarray:
     """The lower plot's values, written out from their definition independently of the renderer.
 
     At each sampled count, the largest ``|total - exact|`` over the last n/64 inputs, in ulps of the format
@@ -375,7 +377,7 @@ def test_error_lines_follow_the_models_running_errors(fmt: str, kind: str) -> No
     by_series = dict(zip(SERIES[::-1], paths))  # drawn exact last
     assert polyline(by_series["exact"].get("d", "")) == [(PLOT.left, ERRORS.bottom), (PLOT.right, ERRORS.bottom)]
     assert lay.err(0.0) == ERRORS.bottom
-    for method in fpsum.RACE_METHODS:
+    for method in RACE_METHODS:
         points = polyline(by_series[method].get("d", ""))
         expected = model_errors(r, method)
         for index in np.linspace(0, len(r.steps) - 1, 9).round().astype(int).tolist():

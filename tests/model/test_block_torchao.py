@@ -15,12 +15,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import fpsum
 from figures import block_torchao
 from figures.block_edges import EdgesParams, clamp_block
 from figures.block_errors import BlockErrorsParams
 from figures.block_outliers import OutliersParams
 from fpsum.blocks import BLOCK_FORMATS, quantize
+from fpsum.formats import FP32
+from fpsum.inputs import make_inputs
 
 PAGE = (block_torchao.DATA.parents[1] / "docs" / "block-formats.md").read_text(encoding="utf-8")
 FLAT = " ".join(PAGE.split())
@@ -62,7 +63,7 @@ def test_the_snippet_quantizes_the_pages_inputs() -> None:
     inputs = printed().inputs
     seed = BlockErrorsParams().seed
     for kind in ("uniform", "normal"):
-        assert np.array_equal(inputs[kind], fpsum.make_inputs(kind, 64, fpsum.FP32, seed, trials=8).astype(float))
+        assert np.array_equal(inputs[kind], make_inputs(kind, 64, FP32, seed, trials=8).astype(float))
     others = np.random.default_rng(OutliersParams().seed).standard_normal((8, 32))
     for r in (64, 2**22):
         expected = others.copy()

@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-import fpsum
 from fpsum.bounds import first_order_bounds, gamma
+from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
 
-FORMATS = [fpsum.FP16, fpsum.BF16, fpsum.FP32, fpsum.E4M3, fpsum.E5M2]
+FORMATS = [FP16, BF16, FP32, E4M3, E5M2]
 
 
 def test_gamma_is_ku_over_one_minus_ku_and_infinite_past_one() -> None:
@@ -23,7 +23,7 @@ def test_gamma_is_ku_over_one_minus_ku_and_infinite_past_one() -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
-def test_first_order_bounds_are_the_leading_terms(fmt: fpsum.Format) -> None:
+def test_first_order_bounds_are_the_leading_terms(fmt: Format) -> None:
     u = fmt.unit_roundoff
     bounds = first_order_bounds(8192, fmt)
     assert bounds == {"naive": 8191 * u, "pairwise": 13 * u, "kahan": 2 * u, "sqrt": math.sqrt(8192) * u}
@@ -33,7 +33,7 @@ def test_first_order_bounds_are_the_leading_terms(fmt: fpsum.Format) -> None:
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
-def test_vectorised_ulps_match_ulp_everywhere(fmt: fpsum.Format) -> None:
+def test_vectorised_ulps_match_ulp_everywhere(fmt: Format) -> None:
     """Every binade from the subnormals to the largest finite value, both signs, and the zeros."""
     exponents = np.arange(fmt.emin - fmt.precision + 1, fmt.emax + 1)
     values = np.concatenate([2.0**exponents, 1.5 * 2.0**exponents[:-1], [fmt.max_finite, 0.0, -0.0]])

@@ -11,7 +11,6 @@ and -0.0 included.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 import sys
@@ -25,18 +24,27 @@ from fpsum.array_rounding import to_format
 from fpsum.cascaded import sum_k, sum_k_running, two_sum, vec_sum
 from fpsum.correct import correct_running, correct_sum
 from fpsum.exact_rounding import round_exact
-from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format, get_format
-from fpsum.methods import Method, running_totals, total
+from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
+from fpsum.methods import running_totals, total
+from fpsum.names import Method
 from fpsum.textbook import correctly_rounded
 from fpsum.textbook import sub as textbook_sub
 from fpsum.textbook import sum_k as textbook_sum_k
 from fpsum.textbook import two_sum as textbook_two_sum
 from fpsum.textbook import vec_sum as textbook_vec_sum
-from reference import NEW_FORMATS, as_bits, assert_every_case, assert_same_bits, from_floats
+from reference import (
+    KINDS,
+    NEW_FORMATS,
+    TRIALS,
+    as_bits,
+    assert_every_case,
+    assert_same_bits,
+    cached_values,
+    from_floats,
+    make_values,
+)
 
 FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32, FP64, *NEW_FORMATS)
-KINDS = ("uniform", "mixed", "cancel", "wide_range", "codes", "specials")
-TRIALS = 3
 NEW: tuple[Method, ...] = ("sumtwo", "sumk", "correct")
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast:RuntimeWarning")
@@ -44,55 +52,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cas
 
 def ids(fmt: Format) -> str:
     return fmt.name
-
-
-def make_values(fmt: Format, kind: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
-    """Test inputs in ``fmt``, FP64 included.
-
-    * ``uniform``: [0, 1); ``mixed``: normal values times 2**-8 .. 2**8, both signs;
-    * ``cancel``: every second value minus the one before, give or take a little;
-    * ``wide_range``: log-uniform magnitudes from below the smallest normal to half the
-      largest binade, both signs (big sums overflow: inf, or NaN in E4M3);
-    * ``codes``: random finite bit patterns (-0.0, subnormals, the largest values);
-    * ``specials``: ``mixed`` with NaN, +-inf and -0.0 sprinkled in (no inf in E4M3, which has none).
-    """
-    rng = np.random.default_rng([seed, fmt.bits, fmt.precision, KINDS.index(kind), *shape])
-    if kind == "uniform":
-        drawn = rng.random(shape)
-    elif kind in ("mixed", "specials"):
-        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-8, 9, shape))
-        if kind == "specials":
-            pick = rng.random(shape)
-            # No inf in the formats without one (an infinity would be their NaN), no NaN in FP4 and FP6.
-            sprinkled = [-0.0] + ([] if fmt.overflow == "saturate" else [math.nan]) + (
-                [] if fmt.overflow == "nan" else [math.inf, -math.inf])
-            for k, value in enumerate(sprinkled):
-                drawn = np.where((pick >= 0.05 * k) & (pick < 0.05 * (k + 1)), value, drawn)
-    elif kind == "cancel":
-        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-4, 5, shape))
-        wobble = 1 + rng.choice([0.0, 0.0, 2.0**-6, -(2.0**-6), 2.0**-30], drawn[..., 1::2].shape)
-        drawn[..., 1::2] = -drawn[..., 0:2 * (shape[-1] // 2):2] * wobble
-    elif kind == "wide_range":
-        exponent = rng.uniform(fmt.emin - fmt.precision, fmt.emax / 2, shape)
-        drawn = np.where(rng.integers(0, 2, shape) == 1, -1.0, 1.0) * 2.0**exponent
-    elif kind == "codes":
-        uint = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[fmt.dtype.itemsize]  # FP4 and FP6 in a byte
-        codes = rng.integers(0, 2**fmt.bits, shape, dtype=np.uint64).astype(uint).view(fmt.dtype)
-        with np.errstate(invalid="ignore"):
-            finite = np.isfinite(codes.astype(np.float64))
-        zeros = from_floats([0.0, -0.0 if fmt.signed_zero else 0.0], fmt)[rng.integers(0, 2, shape)]
-        return np.where(finite, codes, zeros)
-    else:
-        raise AssertionError(kind)
-    with np.errstate(over="ignore", invalid="ignore"):
-        return to_format(drawn, fmt)
-
-
-@functools.cache
-def cached_values(fmt_name: str, kind: str, n: int) -> np.ndarray:
-    values = make_values(get_format(fmt_name), kind, (TRIALS, n), seed=1)
-    values.setflags(write=False)  # the model must not write to its inputs
-    return values
 
 
 def rows_of(values: np.ndarray) -> list[list[float]]:

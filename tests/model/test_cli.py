@@ -12,8 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import fpsum
 from fpsum.cli import main
+from fpsum.exact import exact_sum
+from fpsum.exact_rounding import round_exact
+from fpsum.formats import FORMATS, FP16
+from fpsum.inputs import make_inputs
+from fpsum.names import METHODS
 
 
 def run(argv: list[str], stdin: str = "", monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str]:
@@ -31,7 +35,7 @@ def test_sum_json_matches_the_model_and_the_exact_sum(monkeypatch: pytest.Monkey
     report = json.loads(out)
     assert set(report) == {"format", "method", "n", "result", "exact", "abs_error", "rel_error"}
     # Independently: round each decimal exactly, sum in float16 one step at a time.
-    rounded = [fpsum.round_exact(Fraction(f"{v:.17g}"), fpsum.FP16) for v in numbers]
+    rounded = [round_exact(Fraction(f"{v:.17g}"), FP16) for v in numbers]
     s = np.float16(rounded[0])
     for v in rounded[1:]:
         s = np.float16(s + np.float16(v))
@@ -45,7 +49,7 @@ def test_sum_json_matches_the_model_and_the_exact_sum(monkeypatch: pytest.Monkey
 def test_sum_reads_a_file_and_every_method_runs(tmp_path: Path) -> None:
     data = tmp_path / "x.txt"
     data.write_text("1 2 3\n4.5e0  -0.25\n\n7\n")
-    for method in fpsum.METHODS:
+    for method in METHODS:
         status, out = run(["sum", str(data), "--format", "bf16", "--method", method, "--json"])
         assert status == 0
         assert json.loads(out)["result"] == 17.25, method
@@ -71,10 +75,10 @@ def test_race_reports_every_method_and_the_fp16_stall() -> None:
     status, out = run(["race", "--format", "fp16", "--inputs", "uniform", "--json"])
     report = json.loads(out)
     assert status == 0
-    assert set(report["final"]) == set(fpsum.METHODS)
+    assert set(report["final"]) == set(METHODS)
     assert report["final"]["naive"] == 2048.0
-    values = fpsum.make_inputs("uniform", 8192, fpsum.FP16, 0)
-    assert report["exact"] == float(fpsum.exact_sum(values))
+    values = make_inputs("uniform", 8192, FP16, 0)
+    assert report["exact"] == float(exact_sum(values))
     running = np.add.accumulate(values).astype(float)
     assert report["stalled_after"]["naive"] == int(np.argmax(running == 2048.0)) + 1
     assert report["stalled_after"]["kahan"] is None
@@ -83,10 +87,10 @@ def test_race_reports_every_method_and_the_fp16_stall() -> None:
 def test_formats_table_lists_every_format() -> None:
     status, out = run(["formats", "--json"])
     rows = {r["name"]: r for r in json.loads(out)["formats"]}
-    assert status == 0 and set(rows) == set(fpsum.FORMATS) | {"e8m0"}
+    assert status == 0 and set(rows) == set(FORMATS) | {"e8m0"}
     assert rows["e4m3"]["max_finite"] == 448.0 and "NaN" in rows["e4m3"]["overflow"]
     status, text = run(["formats"])
-    assert status == 0 and all(name in text for name in [*fpsum.FORMATS, "e8m0"])
+    assert status == 0 and all(name in text for name in [*FORMATS, "e8m0"])
 
 
 @pytest.mark.parametrize(
@@ -103,6 +107,47 @@ def test_formats_table_lists_every_format() -> None:
         (["race", "--format", "fp16", "--inputs", "ones", "--n", "0"], "", "n must be at least 1"),
         (["race", "--format", "fp16", "--inputs", "ones", "--seed", "-3"], "", "seed must not be negative"),
         ([], "", "required: command"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32"], "1 2\n3\n",
+         "line 2: expected two numbers (x y), found 1"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32"], "1 2 3\n", "line 1: expected two numbers (x y), found 3"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32"], "1 2\n\n3 x\n", "line 3: 'x' is not a number"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32"], "", "<stdin>: no pairs of numbers"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32"], "\n \n", "no pairs of numbers"),
+        (["dot", "--format", "fp12", "--accumulate", "fp32"], "1 2", "unknown format 'fp12'"),
+        (["dot", "--format", "fp16", "--accumulate", "fp99"], "1 2", "unknown format 'fp99'"),
+        (["dot", "--format", "fp64", "--accumulate", "fp32"], "1 2",
+         "fp64 cannot be an input format (choose from fp16, "),
+        (["dot", "--format", "fp16", "--accumulate", "e4m3"], "1 2",
+         "e4m3 cannot be an accumulator (choose from fp16, "),
+        (["dot", "--format", "fp16", "--accumulate", "fp32", "--method", "wide"], "1 2", "unknown method 'wide'"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32", "--method", "kahan", "--fused"], "1 2",
+         "--fused goes with --method naive only"),
+        (["dot", "--format", "fp16"], "1 2", "give --accumulate (or --truncate-bits"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32", "--truncate-bits", "14"], "1 2", "are alternatives"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32", "--hw-block", "8"], "1 2",
+         "--hw-block goes with --truncate"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32", "--promote-every", "8"], "1 2",
+         "--promote-every goes with"),
+        (["dot", "--format", "fp16", "--truncate-bits", "14", "--method", "pairwise"], "1 2", "naive only"),
+        (["dot", "--format", "fp16", "--truncate-bits", "14", "--fused"], "1 2", "naive only"),
+        (["dot", "--format", "fp16", "--truncate-bits", "14", "--promote-every", "6"], "1 2",
+         "multiple of the block (4)"),
+        (["dot", "--format", "fp16", "--truncate-bits", "60"], "1 2", "at most 50 bits"),
+        (["dot", "--format", "fp16", "--truncate-bits", "1"], "1 2", "--truncate-bits must be at least 2"),
+        (["dot", "--format", "fp16", "--accumulate", "fp32", "--block", "0"], "1 2", "block size must be at least 1"),
+        (["dot", "/no/such/file", "--format", "fp16", "--accumulate", "fp32"], "", "/no/such/file: cannot read"),
+        (["sum", "--format", "e8m0", "--method", "naive"], "1", "e8m0 is the MX scale format"),
+        (["sum", "--format", "e2m1", "--method", "naive"], "1\nnan\n", "'nan' cannot be held in FP4 E2M1"),
+        (["dot", "--format", "fp16", "--block-format", "mxfp5", "--accumulate", "fp32"], "1 2", "unknown block format"),
+        (["dot", "--format", "fp16", "--block-format", "mxfp4", "--accumulate", "fp16"], "1 2", "not fp16"),
+        (["dot", "--format", "fp16", "--block-format", "mxfp4", "--accumulate", "fp64"], "1 2", "not fp64"),
+        (["dot", "--format", "fp16", "--block-format", "mxfp4", "--accumulate", "fp32", "--method", "kahan"], "1 2",
+         "no --method or --fused"),
+        (["dot", "--format", "fp16", "--block-format", "nvfp4", "--truncate-bits", "14", "--promote-every", "32"],
+         "1 2", "does not fall on a step"),
+        (["dot", "--format", "fp16", "--block-format", "mxfp8", "--accumulate", "fp32"], "1 2\ninf 3\n",
+         "finite inputs"),
+        (["dot", "--format", "fp16", "--block-format", "mxfp8", "--accumulate", "fp32"], "\n", "no pairs"),
     ],
 )
 def test_bad_input_gives_one_line_and_status_2(

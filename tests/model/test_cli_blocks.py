@@ -18,7 +18,8 @@ from fpsum.cli import main
 from fpsum.e8m0 import E8M0
 from fpsum.formats import BF16, FORMATS, FP32, Format
 from fpsum.hardware import TruncatedAccumulator
-from fpsum.methods import METHODS, total
+from fpsum.methods import total
+from fpsum.names import METHODS
 from reference import NEW_FORMATS
 
 
@@ -76,27 +77,6 @@ def test_dot_with_a_block_format_reports_what_the_model_computes(name: str, monk
         assert report["result"] == want.result and report["block_format"] == name
         assert report["quantization_rel_error"] == want.quantization_rel_error
         assert report["accumulation_rel_error"] == want.accumulation_rel_error
-
-
-@pytest.mark.parametrize(("argv", "stdin", "message"), [
-    (["sum", "--format", "e8m0", "--method", "naive"], "1", "e8m0 is the MX scale format"),
-    (["sum", "--format", "e2m1", "--method", "naive"], "1\nnan\n", "'nan' cannot be held in FP4 E2M1"),
-    (["dot", "--format", "fp16", "--block-format", "mxfp5", "--accumulate", "fp32"], "1 2", "unknown block format"),
-    (["dot", "--format", "fp16", "--block-format", "mxfp4", "--accumulate", "fp16"], "1 2", "not fp16"),
-    (["dot", "--format", "fp16", "--block-format", "mxfp4", "--accumulate", "fp64"], "1 2", "not fp64"),
-    (["dot", "--format", "fp16", "--block-format", "mxfp4", "--accumulate", "fp32", "--method", "kahan"], "1 2",
-     "no --method or --fused"),
-    (["dot", "--format", "fp16", "--block-format", "nvfp4", "--truncate-bits", "14", "--promote-every", "32"],
-     "1 2", "does not fall on a step"),
-    (["dot", "--format", "fp16", "--block-format", "mxfp8", "--accumulate", "fp32"], "1 2\ninf 3\n",
-     "finite inputs"),
-    (["dot", "--format", "fp16", "--block-format", "mxfp8", "--accumulate", "fp32"], "\n", "no pairs"),
-])
-def test_bad_block_requests_get_one_line(argv: list[str], stdin: str, message: str,
-                                         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    status, _ = run(argv, stdin, monkeypatch)
-    err = capsys.readouterr().err
-    assert status == 2 and message in err and err.count("\n") == 1, err
 
 
 def test_e8m0_is_listed_but_not_summable() -> None:

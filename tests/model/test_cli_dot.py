@@ -132,44 +132,6 @@ def test_text_output(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "method     naive (fused multiply-add)" in out
 
 
-@pytest.mark.parametrize(
-    ("argv", "stdin", "message"),
-    [
-        (["--format", "fp16", "--accumulate", "fp32"], "1 2\n3\n", "line 2: expected two numbers (x y), found 1"),
-        (["--format", "fp16", "--accumulate", "fp32"], "1 2 3\n", "line 1: expected two numbers (x y), found 3"),
-        (["--format", "fp16", "--accumulate", "fp32"], "1 2\n\n3 x\n", "line 3: 'x' is not a number"),
-        (["--format", "fp16", "--accumulate", "fp32"], "", "<stdin>: no pairs of numbers"),
-        (["--format", "fp16", "--accumulate", "fp32"], "\n \n", "no pairs of numbers"),
-        (["--format", "fp12", "--accumulate", "fp32"], "1 2", "unknown format 'fp12'"),
-        (["--format", "fp16", "--accumulate", "fp99"], "1 2", "unknown format 'fp99'"),
-        (["--format", "fp64", "--accumulate", "fp32"], "1 2", "fp64 cannot be an input format (choose from fp16, "),
-        (["--format", "fp16", "--accumulate", "e4m3"], "1 2", "e4m3 cannot be an accumulator (choose from fp16, "),
-        (["--format", "fp16", "--accumulate", "fp32", "--method", "wide"], "1 2", "unknown method 'wide'"),
-        (["--format", "fp16", "--accumulate", "fp32", "--method", "kahan", "--fused"], "1 2",
-         "--fused goes with --method naive only"),
-        (["--format", "fp16"], "1 2", "give --accumulate (or --truncate-bits"),
-        (["--format", "fp16", "--accumulate", "fp32", "--truncate-bits", "14"], "1 2", "are alternatives"),
-        (["--format", "fp16", "--accumulate", "fp32", "--hw-block", "8"], "1 2", "--hw-block goes with --truncate"),
-        (["--format", "fp16", "--accumulate", "fp32", "--promote-every", "8"], "1 2", "--promote-every goes with"),
-        (["--format", "fp16", "--truncate-bits", "14", "--method", "pairwise"], "1 2", "naive only"),
-        (["--format", "fp16", "--truncate-bits", "14", "--fused"], "1 2", "naive only"),
-        (["--format", "fp16", "--truncate-bits", "14", "--promote-every", "6"], "1 2", "multiple of the block (4)"),
-        (["--format", "fp16", "--truncate-bits", "60"], "1 2", "at most 50 bits"),
-        (["--format", "fp16", "--truncate-bits", "1"], "1 2", "--truncate-bits must be at least 2"),
-        (["--format", "fp16", "--accumulate", "fp32", "--block", "0"], "1 2", "block size must be at least 1"),
-        (["/no/such/file", "--format", "fp16", "--accumulate", "fp32"], "", "/no/such/file: cannot read"),
-    ],
-)
-def test_bad_input_gives_one_line_and_status_2(
-    argv: list[str], stdin: str, message: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    status, out = run(argv, stdin, monkeypatch)
-    err = capsys.readouterr().err
-    assert status == 2 and out == ""
-    assert message in err
-    assert err.count("\n") == 1, err
-
-
 def test_a_binary_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "pairs.bin"
     data.write_bytes(b"\xff\xfe1 2\n")

@@ -8,8 +8,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import fpsum
 from fpsum import conditioned
+from fpsum.array_rounding import to_format
 from fpsum.conditioned import (
     condition_number,
     conditioned_sums,
@@ -18,6 +18,7 @@ from fpsum.conditioned import (
     top_exponent,
 )
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
+from fpsum.inputs import make_inputs
 from reference import NEW_FORMATS, as_bits
 
 # FP4 and FP6 have room for a handful of terms only (test_too_little_range_is_refused).
@@ -42,7 +43,7 @@ def test_values_are_of_the_format_and_sums_never_overflow(fmt: Format) -> None:
     wide = values.astype(np.float64)
     assert np.isfinite(wide).all()
     assert not (np.signbit(wide) & (wide == 0)).any(), "no -0.0"
-    assert np.array_equal(fpsum.to_format(wide, fmt).astype(np.float64), wide)  # already in the format
+    assert np.array_equal(to_format(wide, fmt).astype(np.float64), wide)  # already in the format
     # No partial sum of any order, and no sum of magnitudes, leaves the format's range.
     assert (np.cumsum(np.abs(wide), axis=-1)[:, -1] < 2.0**fmt.emax).all()
 
@@ -155,7 +156,7 @@ def test_any_length_from_two(n: int) -> None:
 
 
 def test_condition_number_of_one_sign_is_one() -> None:
-    values = fpsum.make_inputs("uniform", 100, FP16, seed=0, trials=4)
+    values = make_inputs("uniform", 100, FP16, seed=0, trials=4)
     _, _, kappa = condition_number(values)
     assert np.array_equal(kappa, np.ones(4))
     _, _, kappa = condition_number(np.array([[1.0, -1.0], [0.0, 0.0]]))

@@ -29,7 +29,8 @@ from fpsum.dot import (
     products,
 )
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format, get_format
-from fpsum.methods import Method, running_totals
+from fpsum.methods import running_totals
+from fpsum.names import Method
 from reference import assert_every_case, assert_same_bits, from_floats, random_values
 
 INPUTS = [get_format(name) for name in INPUT_FORMATS]

@@ -16,10 +16,13 @@ import numpy as np
 import pytest
 
 import fpsum
-from fpsum.dot import exact_dot
+from fpsum.array_rounding import to_format
+from fpsum.conditioned import conditioned_sums
+from fpsum.dot import exact_dot, products
 from fpsum.dot2 import dot2, dot2_running, two_product
 from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, FORMATS, FP16, FP32, FP64, Format
+from fpsum.inputs import make_inputs
 from fpsum.tf32 import TF32_PRECISION, tf32_dot, to_tf32
 from reference import assert_same_bits, from_floats, random_values
 
@@ -127,8 +130,8 @@ def test_dot2_obeys_its_bound_on_ill_conditioned_inputs(fmt: Format, targets: tu
     """|Dot2 - s| <= u|s| + γ_K² |x|ᵀ|y| (Ogita, Rump and Oishi, Prop. 5.5) where no product's error underflows."""
     n = 16
     for seed in range(4):
-        x = fpsum.conditioned_sums(np.array(targets), n, fmt, seed=seed).values
-        y = fpsum.to_format(fpsum.make_inputs("uniform", n, FP64, seed, trials=len(targets)) + 1, fmt)
+        x = conditioned_sums(np.array(targets), n, fmt, seed=seed).values
+        y = to_format(make_inputs("uniform", n, FP64, seed, trials=len(targets)) + 1, fmt)
         h, r = two_product(x, y, fmt)
         u = Fraction(fmt.unit_roundoff)
         gamma = n * u / (1 - n * u)
@@ -193,7 +196,7 @@ def test_products_of_tf32_values_are_exact_in_fp32_in_its_normal_range() -> None
     exact = x.astype(np.float64) * y.astype(np.float64)
     normal = (np.abs(exact) >= FP32.smallest_normal) & (np.abs(exact) <= FP32.max_finite)
     assert normal.all()
-    assert np.array_equal(fpsum.products(x, y, FP32).astype(np.float64), exact)
+    assert np.array_equal(products(x, y, FP32).astype(np.float64), exact)
 
 
 def test_tf32_dot_is_the_fp32_dot_of_the_rounded_inputs() -> None:

@@ -13,8 +13,7 @@ import itertools
 import numpy as np
 import pytest
 
-import reference
-from fpsum import hardware
+from fpsum import hardware, textbook
 from fpsum.array_rounding import to_format
 from fpsum.dot import dot, exact_dot_running, exact_products
 from fpsum.formats import BF16, E4M3, FP16, FP32, Format
@@ -197,7 +196,7 @@ def test_matches_the_fraction_reference(fmt: Format, model: TruncatedAccumulator
         got = truncated_dot_running(x, y, model)
         assert got.shape == x.shape and got.dtype == np.float64
         for row in range(3):
-            want = reference.truncating_dot(x[row].astype(float).tolist(), y[row].astype(float).tolist(),
+            want = textbook.truncating_dot(x[row].astype(float).tolist(), y[row].astype(float).tolist(),
                                            model.bits, model.block, model.promote_every)
             np.testing.assert_array_equal(got[row], want, err_msg=f"{kind} n={n} seed={seed} row={row}")
 
@@ -293,7 +292,7 @@ def test_sums_at_chosen_counts_match_the_fraction_reference(model: TruncatedAccu
         got = truncated_sums(exact_products(x, y), model, at)
         assert got.shape == (2, at.size)
         for row in range(2):
-            want = reference.truncating_dot(x[row].astype(float).tolist(), y[row].astype(float).tolist(),
+            want = textbook.truncating_dot(x[row].astype(float).tolist(), y[row].astype(float).tolist(),
                                            model.bits, model.block, model.promote_every)
             np.testing.assert_array_equal(got[row], np.array(want)[at - 1], err_msg=f"{kind} row={row}")
 
@@ -326,7 +325,7 @@ def test_a_run_stops_only_where_every_narrow_sum_has_stalled(check: int, monkeyp
         patched.setattr(hardware, "_stalled", spy)
         got = truncated_dot_running(x16, y, model)
     for row in range(2):
-        want = reference.truncating_dot(x16[row].astype(float).tolist(), [1.0] * 1200, 6, 4, None)
+        want = textbook.truncating_dot(x16[row].astype(float).tolist(), [1.0] * 1200, 6, 4, None)
         np.testing.assert_array_equal(got[row], want, err_msg=f"row={row}")
     assert got[0, -1] == 64.0 and got[1, -1] > 64.0
     assert stalled.count(True) == (1 if check < 200 else 0)  # once, after the 96: the run stops there

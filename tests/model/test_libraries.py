@@ -24,13 +24,18 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import fpsum
 from figures import numbers
+from fpsum.array_rounding import to_format
+from fpsum.correct import correct_sum
+from fpsum.exact import exact_total
+from fpsum.formats import BF16, E4M3, FP16, FP32, Format
+from fpsum.inputs import make_inputs
+from fpsum.methods import total
 from libraries import run as libraries_run
 
 REPO = Path(__file__).resolve().parents[2]
 N, SEED = libraries_run.N, libraries_run.SEED
-FORMATS = {"fp16": fpsum.FP16, "bf16": fpsum.BF16}
+FORMATS = {"fp16": FP16, "bf16": BF16}
 
 
 @cache
@@ -47,29 +52,29 @@ def printed(name: str) -> list[list[float]]:
 
 
 def inputs(fmt: str) -> np.ndarray:
-    return fpsum.make_inputs("uniform", N, FORMATS[fmt], SEED)
+    return make_inputs("uniform", N, FORMATS[fmt], SEED)
 
 
-def correctly_rounded(values: np.ndarray, fmt: fpsum.Format) -> float:
-    return float(fpsum.correct_sum(np.asarray(values)[np.newaxis], fmt)[0])
+def correctly_rounded(values: np.ndarray, fmt: Format) -> float:
+    return float(correct_sum(np.asarray(values)[np.newaxis], fmt)[0])
 
 
-def rounded(value: float, fmt: fpsum.Format) -> float:
-    return float(np.asarray(fpsum.to_format(np.array([value]), fmt), dtype=np.float64)[0])
+def rounded(value: float, fmt: Format) -> float:
+    return float(np.asarray(to_format(np.array([value]), fmt), dtype=np.float64)[0])
 
 
-def correct_mean(values: np.ndarray, fmt: fpsum.Format) -> float:
-    return rounded(fpsum.exact_total(values) / values.size, fmt)
+def correct_mean(values: np.ndarray, fmt: Format) -> float:
+    return rounded(exact_total(values) / values.size, fmt)
 
 
-def tree_in_format(values: np.ndarray, fmt: fpsum.Format, width: int = 32) -> float:
+def tree_in_format(values: np.ndarray, fmt: Format, width: int = 32) -> float:
     """The oracle of XLA's CPU reduction: naive sums of ``width`` consecutive values, each addition rounded to
     ``fmt``, then the same over those partial sums, until one is left (the last group may be narrower).
     """
     level = np.asarray(values)
     while level.size > 1:
         groups = level.reshape(-1, min(width, level.size))
-        level = np.asarray(fpsum.total("naive", groups, fmt))
+        level = np.asarray(total("naive", groups, fmt))
     return float(np.asarray(level, dtype=np.float64).ravel()[0])
 
 
@@ -111,17 +116,17 @@ def test_pytorch_cpu_sums_means_and_cumsum_are_the_exact_ones_rounded_once() -> 
     lines = printed("torch_cpu_sums")
     for line, (fmt, f) in zip(lines, FORMATS.items()):
         x = inputs(fmt)
-        total, mean, last = line
-        assert total == last == correctly_rounded(x, f), fmt
+        summed, mean, last = line
+        assert summed == last == correctly_rounded(x, f), fmt
         assert mean == correct_mean(x, f), fmt
-        assert total > f.stall_point
+        assert summed > f.stall_point
     table = np.random.default_rng(SEED).random((N, 4)).astype(np.float16)
-    assert lines[2] == [correctly_rounded(table[:, j], fpsum.FP16) for j in range(4)]
+    assert lines[2] == [correctly_rounded(table[:, j], FP16) for j in range(4)]
 
 
-def float32_running(values: np.ndarray, fmt: fpsum.Format) -> float:
+def float32_running(values: np.ndarray, fmt: Format) -> float:
     """A float32 accumulation in the given order, every addition rounded to float32, the total rounded to ``fmt``."""
-    return rounded(float(fpsum.total("naive", np.asarray(values, dtype=np.float32), fpsum.FP32)), fmt)
+    return rounded(float(total("naive", np.asarray(values, dtype=np.float32), FP32)), fmt)
 
 
 def test_pytorch_and_mlx_add_16_bit_values_in_float32_in_their_order_not_the_exact_sum_rounded_once() -> None:
@@ -134,14 +139,14 @@ def test_pytorch_and_mlx_add_16_bit_values_in_float32_in_their_order_not_the_exa
         assert len(lines) == first + 2, name
         for line, (fmt, values) in zip(lines[first:], numbers.CANCELLING.items()):
             f = FORMATS[fmt]
-            x = fpsum.to_format(np.asarray(values), f)
+            x = to_format(np.asarray(values), f)
             assert np.array_equal(np.asarray(x, dtype=np.float64), values), (name, fmt)  # held exactly
-            total, mean = line
-            assert total == float32_running(x, f) and mean == rounded(float32_running(x, fpsum.FP32) / x.size, f)
-            assert total != correctly_rounded(x, f) and mean != correct_mean(x, f), (name, fmt)
+            summed, mean = line
+            assert summed == float32_running(x, f) and mean == rounded(float32_running(x, FP32) / x.size, f)
+            assert summed != correctly_rounded(x, f) and mean != correct_mean(x, f), (name, fmt)
         for line, (fmt, f) in zip(lines, FORMATS.items()):
             x = inputs(fmt)
-            assert line[0] == float32_running(x, f) != float(fpsum.total("naive", x, f)), (name, fmt)
+            assert line[0] == float32_running(x, f) != float(total("naive", x, f)), (name, fmt)
 
 
 def test_the_snippets_sum_the_cancelling_values_the_pages_quote() -> None:
@@ -191,13 +196,13 @@ def test_jax_sum_is_rounded_once_and_the_lax_primitive_rounds_every_partial_sum_
     lines = printed("jax_cpu_sums")
     for line, (fmt, f) in zip(lines, FORMATS.items()):
         x = inputs(fmt)
-        total, primitive, last = line
-        assert total == correctly_rounded(x, f), fmt
+        summed, primitive, last = line
+        assert summed == correctly_rounded(x, f), fmt
         assert rounded(primitive, f) == tree_in_format(x, f), fmt
-        exact = fpsum.exact_total(x)
+        exact = exact_total(x)
         assert abs(last - exact) <= 2 * f.ulp(exact) and last > f.stall_point, fmt
     bf16 = inputs("bf16")
-    assert lines[1][1] != correctly_rounded(bf16, fpsum.BF16) and lines[1][1] > 8 * fpsum.BF16.stall_point
+    assert lines[1][1] != correctly_rounded(bf16, BF16) and lines[1][1] > 8 * BF16.stall_point
 
 
 def test_jax_sums_fp8_in_fp8_until_a_partial_sum_overflows_to_nan() -> None:
@@ -206,9 +211,9 @@ def test_jax_sums_fp8_in_fp8_until_a_partial_sum_overflows_to_nan() -> None:
     """
     (default, wide), = printed("jax_cpu_sums")[2:]
     e4m3 = np.random.default_rng(SEED).random(N).astype(ml_dtypes.float8_e4m3fn)
-    assert math.isnan(default) and math.isnan(tree_in_format(e4m3, fpsum.E4M3))
-    assert fpsum.exact_total(e4m3) > float(ml_dtypes.finfo(ml_dtypes.float8_e4m3fn).max)
-    assert wide == pytest.approx(fpsum.exact_total(e4m3), rel=1e-6)
+    assert math.isnan(default) and math.isnan(tree_in_format(e4m3, E4M3))
+    assert exact_total(e4m3) > float(ml_dtypes.finfo(ml_dtypes.float8_e4m3fn).max)
+    assert wide == pytest.approx(exact_total(e4m3), rel=1e-6)
 
 
 def test_mlx_cpu_sums_are_rounded_once_but_its_cumsum_stalls() -> None:
@@ -217,9 +222,9 @@ def test_mlx_cpu_sums_are_rounded_once_but_its_cumsum_stalls() -> None:
     """
     for line, (fmt, f) in zip(printed("mlx_cpu_sums"), FORMATS.items()):
         x = inputs(fmt)
-        total, mean, last = line
-        assert total == correctly_rounded(x, f) and mean == correct_mean(x, f), fmt
-        assert last == float(fpsum.total("naive", x, f)) == f.stall_point, fmt
+        summed, mean, last = line
+        assert summed == correctly_rounded(x, f) and mean == correct_mean(x, f), fmt
+        assert last == float(total("naive", x, f)) == f.stall_point, fmt
 
 
 # ---------------------------------------------------------------- a fresh run

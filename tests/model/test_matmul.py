@@ -16,8 +16,10 @@ import fpsum.matmul_walk
 from fpsum.array_rounding import to_format
 from fpsum.dot import DOT_METHODS, dot, dot_running, exact_dot
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
-from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
-from fpsum.methods import Method
+from fpsum.inputs import make_inputs
+from fpsum.matmul import matmul, relative_frobenius_error
+from fpsum.matmul_exact import exact_matmul
+from fpsum.names import Method
 from reference import assert_same_bits, random_values
 
 CASES = [(FP16, FP16), (FP16, BF16), (FP16, FP32), (BF16, BF16), (BF16, FP32), (E4M3, FP16), (E5M2, BF16),
@@ -107,8 +109,8 @@ def test_exact_matmul_by_slices_equals_product_by_product(fmt: Format, kind: str
     if kind == "codes":
         a, b = operands(fmt, 5, 300, 4, 8, "codes")
     else:
-        a = fpsum.make_inputs(kind, 300, fmt, 8, trials=5)  # type: ignore[arg-type]
-        b = fpsum.make_inputs(kind, 300, fmt, 9, trials=4).T  # type: ignore[arg-type]
+        a = make_inputs(kind, 300, fmt, 8, trials=5)  # type: ignore[arg-type]
+        b = make_inputs(kind, 300, fmt, 9, trials=4).T  # type: ignore[arg-type]
     at = np.array([1, 7, 64, 300])
     sliced = fpsum.matmul_exact._exact_by_slices(a, b, at)
     if kind != "codes" or fmt.bits == 8:  # values over a few dozen binades: a few slices hold them

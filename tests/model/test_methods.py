@@ -16,25 +16,16 @@ import numpy as np
 import pytest
 
 import reference
-from fpsum.array_rounding import to_format
+from fpsum import textbook
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format, get_format
-from fpsum.methods import (
-    METHOD_LABELS,
-    METHODS,
-    Method,
-    naive_at,
-    pairwise_at,
-    pairwise_split,
-    pairwise_sum,
-    running_totals,
-    total,
-)
-from reference import assert_every_case, assert_same_bits, from_floats
+from fpsum.methods import running_totals, total
+from fpsum.naive import naive_at
+from fpsum.names import METHOD_LABELS, METHODS, Method
+from fpsum.pairwise import pairwise_at, pairwise_split, pairwise_sum
+from reference import KINDS, TRIALS, assert_every_case, assert_same_bits, cached_values, from_floats, make_values
 
 FORMATS: tuple[Format, ...] = (FP16, BF16, E4M3, E5M2, FP32, *reference.NEW_FORMATS)
-KINDS = ("uniform", "mixed", "cancel", "wide_range", "codes")
 LENGTHS = (1, 2, 3, 4, 5, 7, 8, 13, 64, 100, 257)
-TRIALS = 3
 # The methods with a reference in reference.py (the model may have more).
 CHECKED: tuple[Method, ...] = ("naive", "wide", "kahan", "neumaier", "pairwise")
 
@@ -43,49 +34,6 @@ pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cas
 
 def ids(fmt: Format) -> str:
     return fmt.name
-
-
-def make_values(fmt: Format, kind: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
-    """Test inputs in ``fmt`` (float64 draws rounded once by ``to_format``, or raw codes).
-
-    * ``uniform``: [0, 1), the site's main case;
-    * ``mixed``: normal values times 2**-8 .. 2**8, both signs;
-    * ``cancel``: every second value is minus the one before, give or take
-      a few per cent, so running sums cancel;
-    * ``wide_range``: magnitudes log-uniform from below the smallest normal
-      to half the largest binade, both signs (tiny and huge together; big
-      sums overflow to inf, or NaN in E4M3, and Kahan turns inf into NaN);
-    * ``codes``: random finite bit patterns: -0.0, subnormals, the largest values.
-    """
-    rng = np.random.default_rng([seed, fmt.bits, fmt.precision, KINDS.index(kind), *shape])
-    if kind == "uniform":
-        drawn = rng.random(shape)
-    elif kind == "mixed":
-        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-8, 9, shape))
-    elif kind == "cancel":
-        drawn = rng.standard_normal(shape) * np.ldexp(1.0, rng.integers(-4, 5, shape))
-        wobble = 1 + rng.choice([0.0, 0.0, 2.0**-6, -(2.0**-6), 2.0**-3], drawn[..., 1::2].shape)
-        drawn[..., 1::2] = -drawn[..., 0:2 * (shape[-1] // 2):2] * wobble
-    elif kind == "wide_range":
-        exponent = rng.uniform(fmt.emin - fmt.precision, fmt.emax / 2, shape)
-        drawn = np.where(rng.integers(0, 2, shape) == 1, -1.0, 1.0) * 2.0**exponent
-    elif kind == "codes":
-        uint = {1: np.uint8, 2: np.uint16, 4: np.uint32}[fmt.dtype.itemsize]  # FP4 and FP6 in a byte
-        codes = rng.integers(0, 2**fmt.bits, shape).astype(uint).view(fmt.dtype)
-        finite = np.isfinite(codes.astype(np.float64))
-        # Replace the NaN / inf codes with zeros of random sign.
-        zeros = from_floats([0.0, -0.0 if fmt.signed_zero else 0.0], fmt)[rng.integers(0, 2, shape)]
-        return np.where(finite, codes, zeros)
-    else:
-        raise AssertionError(kind)
-    return to_format(drawn, fmt)
-
-
-@functools.cache
-def cached_values(fmt_name: str, kind: str, n: int) -> np.ndarray:
-    values = make_values(get_format(fmt_name), kind, (TRIALS, n), seed=1)
-    values.setflags(write=False)  # the model must not write to its inputs
-    return values
 
 
 def reference_running(method: str, values: np.ndarray, fmt: Format) -> np.ndarray:
@@ -130,7 +78,7 @@ def test_total_matches_reference(fmt: Format, kind: str) -> None:
         got = np.asarray(total(method, values, fmt))
         assert got.shape == (TRIALS,)
         if method == "pairwise":
-            want = from_floats([reference.pairwise(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
+            want = from_floats([textbook.pairwise(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
         else:
             want = cached_reference(method, fmt.name, kind, n)[..., -1]  # the reference's last running total
         assert_same_bits(got, want)
@@ -194,7 +142,7 @@ def test_naive_at_carries_the_running_total_across_blocks(fmt: Format, kind: str
     gives the one-pass running totals bit for bit, NaN / inf / -0.0 included, at counts in any order.
     """
     values = cached_values(fmt.name, kind, 257)
-    want = cached_reference("naive", fmt.name, kind, 257)  # reference.naive, row by row
+    want = cached_reference("naive", fmt.name, kind, 257)  # textbook.naive, row by row
 
     def check(block: int) -> None:
         monkeypatch.setattr("fpsum.naive.NAIVE_BLOCK", block * TRIALS)
@@ -221,7 +169,7 @@ def test_naive_at_skips_only_what_stalls(fmt: Format, block: int, monkeypatch: p
               [0.4375] * 5, [np.nan], [0.4375] * 5]
     xs = [x for piece in pieces for x in piece]
     values = from_floats([xs, [-x for x in xs]], fmt)  # every input exact in the format
-    want = from_floats([reference.naive(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
+    want = from_floats([textbook.naive(row, fmt) for row in values.astype(np.float64).tolist()], fmt)
     every = np.arange(1, len(xs) + 1)
     assert_same_bits(naive_at(values, fmt, every), want, values)
     assert_same_bits(naive_at(values, fmt, every[::-7]), want[:, ::-7])
@@ -283,7 +231,7 @@ def test_all_ones_by_hand() -> None:
 
 def test_pairwise_split_is_largest_power_of_two_below() -> None:
     for n in range(2, 5000):
-        assert pairwise_split(n) == reference.largest_power_of_two_below(n), n
+        assert pairwise_split(n) == textbook.largest_power_of_two_below(n), n
 
 
 def test_method_registry() -> None:
@@ -321,4 +269,4 @@ def test_fp64_inputs() -> None:
     """The FP64 format works too (wide is then FP64 as well): a sanity check of the plumbing."""
     values = np.array([1.0, 2.0**-53, 2.0**-53, -1.0])
     assert_same_bits(running_totals("naive", values, FP64), np.array([1.0, 1.0, 1.0, 0.0]))
-    assert_same_bits(running_totals("kahan", values, FP64), from_floats(reference.kahan(values.tolist(), FP64), FP64))
+    assert_same_bits(running_totals("kahan", values, FP64), from_floats(textbook.kahan(values.tolist(), FP64), FP64))

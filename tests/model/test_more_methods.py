@@ -9,24 +9,22 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import fpsum
+import reference
+from fpsum.array_rounding import to_format
+from fpsum.blocked import blocked_running
+from fpsum.compensated import neumaier_running
+from fpsum.exact import exact_sum
 from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
-from fpsum.methods import blocked_running, neumaier_running, running_totals, stochastic_running, total
+from fpsum.inputs import make_inputs
+from fpsum.methods import running_totals, total
+from fpsum.names import METHODS
 from fpsum.stochastic_rounding import stochastic_round
-from reference import NEW_FORMATS, naive, neumaier
+from fpsum.stochastic_sum import stochastic_running
+from fpsum.textbook import neumaier
+from reference import NEW_FORMATS
 
 FORMATS = [FP16, BF16, E4M3, E5M2, *NEW_FORMATS]
-
-
-def blocked_reference(xs: list[float], fmt: Format, block: int) -> list[float]:
-    """Naive within blocks, then naive over the block sums, recomputed for every prefix."""
-    totals = []
-    for count in range(1, len(xs) + 1):
-        prefix = xs[:count]
-        sums = [naive(prefix[i:i + block], fmt)[-1] for i in range(0, count, block)]
-        totals.append(naive(sums, fmt)[-1])
-    return totals
 
 
 def mixed_inputs(fmt: Format, n: int, seed: int) -> np.ndarray:
@@ -35,7 +33,7 @@ def mixed_inputs(fmt: Format, n: int, seed: int) -> np.ndarray:
     scale = 2.0 ** rng.integers(fmt.emin - 2, max(min(fmt.emax, 12) - 4, fmt.emin - 1), size=n)
     values = rng.standard_normal(n) * scale
     values[::7] = -values[::7 - 1][: len(values[::7])]  # some exact cancellations
-    return fpsum.to_format(values, fmt)
+    return to_format(values, fmt)
 
 
 def bits(values: np.ndarray) -> np.ndarray:
@@ -59,7 +57,7 @@ def test_neumaier_matches_the_scalar_reference(fmt: Format, seed: int) -> None:
 @pytest.mark.parametrize("block", [1, 3, 16, 128, 500])
 def test_blocked_matches_the_scalar_reference(fmt: Format, block: int) -> None:
     values = mixed_inputs(fmt, 257, block)
-    same(blocked_running(values, fmt, block), blocked_reference(values.astype(float).tolist(), fmt, block), fmt)
+    same(blocked_running(values, fmt, block), reference.blocked(values.astype(float).tolist(), fmt, block), fmt)
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f.name)
@@ -78,13 +76,13 @@ def test_blocked_total_is_the_last_running_total(fmt: Format, n: int, block: int
     got = total("blocked", values, fmt, block=block)
     assert got.shape == (2, 3)
     same(got.ravel(), blocked_running(values, fmt, block)[..., -1].astype(np.float64).ravel().tolist(), fmt)
-    same(got[0, 0:1], blocked_reference(values[0, 0].astype(float).tolist(), fmt, block)[-1:], fmt)
+    same(got[0, 0:1], reference.blocked(values[0, 0].astype(float).tolist(), fmt, block)[-1:], fmt)
     with pytest.raises(ValueError, match="block size"):
         total("blocked", values, fmt, block=0)
 
 
 def test_blocked_is_vectorised_over_trials() -> None:
-    values = fpsum.make_inputs("uniform", 1000, FP16, seed=4, trials=3)
+    values = make_inputs("uniform", 1000, FP16, seed=4, trials=3)
     together = blocked_running(values, FP16, 64)
     for t in range(3):
         assert np.array_equal(bits(together[t]), bits(blocked_running(values[t], FP16, 64)))
@@ -102,8 +100,8 @@ def test_neumaier_fixes_kahan_when_an_input_dwarfs_the_sum() -> None:
 def test_stochastic_round_matches_the_exact_rule_bit_for_bit(fmt: Format) -> None:
     """Same draws, same result: the vectorised rounding against round_exact's stochastic mode."""
     rng = np.random.default_rng(11)
-    a = fpsum.to_format(rng.standard_normal(3000) * 2.0 ** rng.integers(-6, 6, 3000), fmt).astype(np.float64)
-    b = fpsum.to_format(rng.standard_normal(3000) * 2.0 ** rng.integers(-12, 6, 3000), fmt).astype(np.float64)
+    a = to_format(rng.standard_normal(3000) * 2.0 ** rng.integers(-6, 6, 3000), fmt).astype(np.float64)
+    b = to_format(rng.standard_normal(3000) * 2.0 ** rng.integers(-12, 6, 3000), fmt).astype(np.float64)
     draws = rng.random(3000)
     got = stochastic_round(a, b, fmt, draws).astype(np.float64)
     for i in range(3000):
@@ -119,7 +117,7 @@ def test_stochastic_rounding_is_unbiased(fmt: Format) -> None:
     """The mean of many roundings of one sum approaches the exact sum within 5 standard errors."""
     trials = 200_000
     a = np.full(trials, fmt.stall_point)
-    x = float(fpsum.to_format(0.3, fmt))
+    x = float(to_format(0.3, fmt))
     rounded = stochastic_round(a, np.full(trials, x), fmt, np.random.default_rng(5).random(trials)).astype(float)
     exact = fmt.stall_point + x
     low, high = fmt.stall_point, fmt.stall_point + fmt.ulp(fmt.stall_point)
@@ -139,8 +137,8 @@ def test_representable_sums_are_not_perturbed() -> None:
 
 @pytest.mark.parametrize("fmt", [FP16, BF16], ids=lambda f: f.name)
 def test_stochastic_rounding_does_not_stall_in_the_race(fmt: Format) -> None:
-    values = fpsum.make_inputs("uniform", 8192, fmt, seed=0)
-    exact = float(fpsum.exact_sum(values))
+    values = make_inputs("uniform", 8192, fmt, seed=0)
+    exact = float(exact_sum(values))
     result = float(stochastic_running(values, fmt)[-1])
     naive_result = float(total("naive", values, fmt))
     assert naive_result == fmt.stall_point
@@ -150,7 +148,7 @@ def test_stochastic_rounding_does_not_stall_in_the_race(fmt: Format) -> None:
 
 
 def test_stochastic_rounding_is_reproducible_and_seeded() -> None:
-    values = fpsum.make_inputs("uniform", 5000, BF16, seed=1)
+    values = make_inputs("uniform", 5000, BF16, seed=1)
     one = running_totals("stochastic", values, BF16, seed=7)
     assert np.array_equal(bits(one), bits(running_totals("stochastic", values, BF16, seed=7)))
     assert not np.array_equal(bits(one), bits(running_totals("stochastic", values, BF16, seed=8)))
@@ -158,7 +156,7 @@ def test_stochastic_rounding_is_reproducible_and_seeded() -> None:
 
 def test_overflow_follows_the_format() -> None:
     big16 = np.full(4, 40000.0, dtype=np.float16)
-    for method in fpsum.METHODS:
+    for method in METHODS:
         if method != "wide":  # its FP32 accumulator holds 160,000 with ease
             assert not np.isfinite(float(total(method, big16, FP16))), method
     big8 = np.full(4, 256.0, dtype=ml_dtypes.float8_e4m3fn)

@@ -17,13 +17,15 @@ import numpy as np
 import pytest
 
 import reference
-from fpsum import order
+from fpsum import order, textbook
 from fpsum.array_rounding import to_format
 from fpsum.exact_rounding import add_exact
 from fpsum.formats import BF16, E4M3, FP16, FP32, Format
 from fpsum.inputs import make_inputs
-from fpsum.methods import METHODS, Method, pairwise_sum, total
+from fpsum.methods import total
+from fpsum.names import METHODS, Method
 from fpsum.order import random_orders, shuffled_totals, sorted_totals, totals_in_orders, tree_reduction
+from fpsum.pairwise import pairwise_sum
 from reference import assert_every_case, assert_same_bits, from_floats
 
 FORMATS: tuple[Format, ...] = (FP16, BF16)
@@ -37,7 +39,7 @@ def ids(fmt: Format) -> str:
 
 def scalar_total(method: str, xs: list[float], fmt: Format) -> float:
     if method == "pairwise":
-        return reference.pairwise(xs, fmt)
+        return textbook.pairwise(xs, fmt)
     return SCALAR[method](xs, fmt)[-1]
 
 
@@ -134,7 +136,7 @@ def reference_tree(xs: list[float], fmt: Format, workers: int) -> float:
         for x in xs[t + workers::workers]:
             s = add_exact(s, x, fmt)
         partials.append(s)
-    return reference.pairwise(partials, fmt)
+    return textbook.pairwise(partials, fmt)
 
 
 @pytest.mark.parametrize("n", [1, 5, 64, 100, 257])

@@ -43,7 +43,8 @@ from fpsum.exact import exact_sum
 from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FORMATS, FP16, FP32, FP64, Format, accumulator_for
 from fpsum.inputs import INPUT_KINDS, InputKind, make_inputs
-from fpsum.methods import Method, running_totals, total
+from fpsum.methods import running_totals, total
+from fpsum.names import Method
 from fpsum.race import run_race
 from fpsum.reading import UsageError, read_numbers
 from fpsum.report import exact_and_errors

@@ -19,10 +19,11 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-import fpsum
+from fpsum.array_rounding import to_format
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
-from fpsum.methods import ROUNDING_STREAM, stochastic_running
+from fpsum.inputs import InputKind, make_inputs
 from fpsum.stochastic_rounding import stochastic_round, stochastic_run
+from fpsum.stochastic_sum import ROUNDING_STREAM, stochastic_running
 from fpsum.textbook import stochastic as textbook_stochastic
 from reference import NEW_FORMATS
 
@@ -37,7 +38,7 @@ def bits(values: np.ndarray) -> np.ndarray:
 
 def stored(values: np.ndarray, fmt: Format) -> np.ndarray:
     with np.errstate(over="ignore"):
-        return fpsum.to_format(values, fmt)
+        return to_format(values, fmt)
 
 
 def assert_one_rounding_per_input(totals: np.ndarray, values: np.ndarray, fmt: Format, seed: int) -> None:
@@ -125,9 +126,9 @@ def test_runs_give_the_bits_of_one_rounding_per_input(fmt: Format, make: Maker) 
 
 @pytest.mark.parametrize("fmt", [FP16, BF16], ids=lambda f: f.name)
 @pytest.mark.parametrize("kind", ["uniform", "ones", "exp", "symmetric"])
-def test_long_sums_give_the_bits_of_one_rounding_per_input(fmt: Format, kind: fpsum.InputKind) -> None:
+def test_long_sums_give_the_bits_of_one_rounding_per_input(fmt: Format, kind: InputKind) -> None:
     """Long enough for FP16's totals to reach the top binade (ones: and stay pinned at 65,504)."""
-    values = fpsum.make_inputs(kind, 70_000, fmt, seed=2, trials=3)
+    values = make_inputs(kind, 70_000, fmt, seed=2, trials=3)
     assert_one_rounding_per_input(stochastic_running(values, fmt, 1), values, fmt, 1)
 
 

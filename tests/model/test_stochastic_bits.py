@@ -18,9 +18,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import fpsum
+from fpsum.array_rounding import to_format
 from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format
+from fpsum.inputs import make_inputs
 from fpsum.stochastic_rounding import stochastic_round, stochastic_round_bits
 from reference import NEW_FORMATS
 
@@ -65,14 +66,14 @@ def pairs(fmt: Format, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np
     values[:, rng.random(n) < 0.03] = 0.0
     values[1, rng.random(n) < 0.03] = -0.0
     with np.errstate(over="ignore"):
-        stored = fpsum.to_format(values, fmt).astype(np.float64)
+        stored = to_format(values, fmt).astype(np.float64)
     return stored[0], stored[1]
 
 
 def check(a: np.ndarray, b: np.ndarray, fmt: Format, r: int, draws: np.ndarray) -> None:
     got = stochastic_round_bits(a, b, fmt, r, draws)
     want = np.array([oracle(x, y, fmt, r, int(d)) for x, y, d in zip(a.tolist(), b.tolist(), draws.tolist())])
-    want_bits = bits_of(fpsum.to_format(want, fmt))
+    want_bits = bits_of(to_format(want, fmt))
     both_nan = np.isnan(got.astype(np.float64)) & np.isnan(want)  # a NaN's sign and payload are not the rule's
     wrong = np.flatnonzero((bits_of(got) != want_bits) & ~both_nan)
     assert not wrong.size, [(a[i], b[i], int(draws[i]), got[i], want[i]) for i in wrong[:5]]
@@ -93,14 +94,14 @@ def test_r_bit_rounding_is_the_rule_on_exact_rationals(fmt: Format, r: int) -> N
 def test_a_bf16_weight_and_an_fp32_update(r: int) -> None:
     """The weight-update case: an FP32 update far below the BF16 weight's gap, cut to r bits."""
     rng = np.random.default_rng(r)
-    weights = fpsum.to_format(rng.choice([-1.0, 1.0], 500) * 2.0 ** rng.uniform(-4, 4, 500), BF16)
+    weights = to_format(rng.choice([-1.0, 1.0], 500) * 2.0 ** rng.uniform(-4, 4, 500), BF16)
     updates = (rng.choice([-1.0, 1.0], 500) * 2.0 ** rng.uniform(-30, -4, 500)).astype(np.float32)
     draws = rng.integers(0, 2**r, 500)
     check(weights.astype(np.float64), updates.astype(np.float64), BF16, r, draws)
 
 
 def test_special_values_and_the_widest_cut() -> None:
-    a = np.array([math.nan, math.inf, math.inf, -0.0, 0.0, fpsum.FP16.max_finite, 1.0])
+    a = np.array([math.nan, math.inf, math.inf, -0.0, 0.0, FP16.max_finite, 1.0])
     b = np.array([1.0, -math.inf, 1.0, -0.0, -0.0, 16.0, 2.0**-30])
     r = 52 - FP16.precision
     draws = np.full(a.size, 2**r - 1)
@@ -116,7 +117,7 @@ def test_special_values_and_the_widest_cut() -> None:
 def test_below_two_to_the_minus_r_of_the_gap_nothing_moves_whatever_the_draw(fmt: Format, r: int) -> None:
     """"Loses every update below 2^-r of the gap": every draw, both signs; ideal draws move the same sums."""
     w = np.array([1.0, 8.0, -3.0, 100.0, 0.75])
-    w = fpsum.to_format(w, fmt).astype(np.float64)
+    w = to_format(w, fmt).astype(np.float64)
     gap = fmt.ulps(w)  # the gap away from zero
     update = np.sign(w) * gap * (2.0**-r) * (1 - 2.0**-10)  # just under 2^-r of the gap, away from zero
     every = np.arange(2**r)
@@ -139,7 +140,7 @@ def test_below_two_to_the_minus_r_of_the_gap_nothing_moves_whatever_the_draw(fmt
 def test_an_update_towards_zero_moves_the_weight_at_least_once_in_two_to_the_r(fmt: Format) -> None:
     """"Biased towards zero": a tiny update towards zero moves the weight in exactly one draw of 2^r."""
     r = 8
-    w = fpsum.to_format(np.array([1.5, -3.0, 8.0, 0.75]), fmt).astype(np.float64)
+    w = to_format(np.array([1.5, -3.0, 8.0, 0.75]), fmt).astype(np.float64)
     tiny = -np.sign(w) * fmt.ulps(w) * 2.0**-20  # far below 2^-r of any gap
     every = np.arange(2**r)
     moved = stochastic_round_bits(np.repeat(w, every.size), np.repeat(tiny, every.size), fmt, r,
@@ -153,7 +154,7 @@ def test_with_r_bits_a_sum_of_inputs_below_one_stalls_at_two_to_the_p_plus_r_min
     """Beyond Kahan: "for inputs below 1 its stall comes at 2^(p+r-1)"; ideal draws carry the same sums past it."""
     r, trials, n = 3, 32, 400
     rng = np.random.default_rng(7)
-    values = fpsum.make_inputs("uniform", n, fmt, seed=3, trials=trials).astype(np.float64)
+    values = make_inputs("uniform", n, fmt, seed=3, trials=trials).astype(np.float64)
     values = np.minimum(values, float(np.nextafter(fmt.dtype.type(1), fmt.dtype.type(0))))  # strictly below 1
     few = np.zeros(trials, dtype=fmt.dtype)
     ideal = np.zeros(trials, dtype=fmt.dtype)

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 import reference
+from fpsum import textbook
 from fpsum.formats import BF16, E4M3, E5M2, FP16, Format, get_format
 from fpsum.inputs import make_inputs
-from fpsum.methods import Method
+from fpsum.names import Method
 from fpsum.sweep import Sweep, log_grid, run_sweep
 
 CHECKED: tuple[Method, ...] = ("naive", "wide", "kahan", "pairwise")
@@ -75,7 +76,7 @@ def sweep(fmt_name: str, kind: str, n_max: int, trials: int, seed: int, methods:
 
 def reference_total(method: str, xs: list[float], fmt: Format) -> float:
     if method == "pairwise":
-        return reference.pairwise(xs, fmt)
+        return textbook.pairwise(xs, fmt)
     return reference.RUNNING[method](xs, fmt)[-1]
 
 
@@ -145,7 +146,7 @@ def test_sweep_in_chunks_is_one_draw() -> None:
     for j in (0, 10, 30):
         n = int(result.ns[j])
         xs = last[:n]
-        assert result.errors["naive"][-1, j] == float(relative_error(reference.naive(xs, FP16)[-1], xs)), n
+        assert result.errors["naive"][-1, j] == float(relative_error(textbook.naive(xs, FP16)[-1], xs)), n
     scaled = np.ldexp(np.asarray(last), 24)  # FP16 values are multiples of 2**-24: whole numbers, summed exactly
     assert np.all(scaled == np.round(scaled))
     exact = Fraction(int(scaled.astype(np.int64).sum()), 2**24)

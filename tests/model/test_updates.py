@@ -24,12 +24,11 @@ from fpsum import updates
 from fpsum.array_rounding import to_format
 from fpsum.exact_rounding import add_exact, round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
-from fpsum.methods import ROUNDING_STREAM
+from fpsum.names import UPDATE_METHODS, UpdateMethod
 from fpsum.rounded_once import add_rounded
 from fpsum.stochastic_rounding import stochastic_round_bits
+from fpsum.stochastic_sum import ROUNDING_STREAM
 from fpsum.updates import (
-    UPDATE_METHODS,
-    UpdateMethod,
     bytes_per_weight,
     constant_updates,
     exact_trajectory,

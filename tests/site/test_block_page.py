@@ -23,13 +23,14 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import fpsum
 from figures.block_errors import BlockErrorsParams
 from figures.block_outliers import OutliersParams
 from figures.element_values import ValuesParams
 from fpsum.block_dot import block_dots
 from fpsum.blocks import get_block_format, quantize
 from fpsum.cli import main
+from fpsum.formats import FP32, get_format
+from fpsum.inputs import make_inputs
 
 REPO = Path(__file__).resolve().parents[2]
 PAGE = (REPO / "docs" / "block-formats.md").read_text(encoding="utf-8")
@@ -89,7 +90,7 @@ def test_the_sub_byte_formats_have_no_infinity_or_nan() -> None:
 def test_the_running_sums_stop_where_and_when_the_page_says(name: str, numbers: dict[str, str]) -> None:
     """ml_dtypes' own addition, one input at a time, on the seeded inputs the record names."""
     params = ValuesParams()
-    inputs = fpsum.make_inputs("uniform", params.n, fpsum.get_format(name), params.seed)
+    inputs = make_inputs("uniform", params.n, get_format(name), params.seed)
     dtype = DTYPES[name]
     total = np.zeros(1, dtype=dtype)
     totals = []
@@ -192,7 +193,7 @@ def test_fp32_accumulates_the_uniform_mx_dot_products_exactly(block: str, number
     """
     params = BlockErrorsParams(kind="uniform")
     k = params.quote_k
-    x, y = (fpsum.make_inputs("uniform", k, fpsum.FP32, params.seed + i, trials=params.trials).astype(np.float64)
+    x, y = (make_inputs("uniform", k, FP32, params.seed + i, trials=params.trials).astype(np.float64)
             for i in (0, 1))
     fmt = get_block_format(block)
     xq, yq = quantize(x, fmt), quantize(y, fmt)
@@ -310,7 +311,7 @@ def independent_crossover(block: str, acc: str, seed: int) -> int | None:
     params = BlockErrorsParams(kind="uniform")
     fmt, model = get_block_format(block), params.accumulator(acc)
     for k in params.ks:
-        x, y = (fpsum.make_inputs("uniform", k, fpsum.FP32, seed + i, trials=params.trials).astype(np.float64)
+        x, y = (make_inputs("uniform", k, FP32, seed + i, trials=params.trials).astype(np.float64)
                 for i in (0, 1))
         dots = block_dots(x, y, fmt, [model])[0]
         if np.median([d.accumulation_rel_error for d in dots]) > np.median([d.quantization_rel_error for d in dots]):

@@ -22,12 +22,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-import fpsum
-from figures import conditioning_numbers, conditioning_plot, conditioning_sums, mpl
+from figures import conditioning_numbers, conditioning_plot, conditioning_sums
 from figures.contract import FigureFiles
 from figures.looks import LOOKS, PALETTES
+from figures.mpl_collisions import text_collisions
+from figures.mpl_files import SVG_RC
+from figures.mpl_style import style_axes
 from figures.text import number, scientific, superscript
+from fpsum.array_rounding import to_format
 from fpsum.cli import main
+from fpsum.conditioned import condition_number, conditioned_sums, kappa_limit, log_targets
+from fpsum.exact_rounding import round_exact
+from fpsum.formats import FP16, FP32, FP64
+from fpsum.methods import total
+from fpsum.names import METHOD_LABELS
 
 PARAMS = conditioning_sums.ConditioningParams()
 K = PARAMS.folds
@@ -60,7 +68,7 @@ def test_every_sum_obeys_its_methods_bound(name: str, panels: dict[str, conditio
 
 
 def test_the_bounds_are_the_published_constants() -> None:
-    fmt, n = fpsum.FP16, PARAMS.n
+    fmt, n = FP16, PARAMS.n
     u, kappa = fmt.unit_roundoff, np.array([1.0, 1e3])
     g = (n - 1) * u / (1 - (n - 1) * u)
     bound = conditioning_sums.bounds(fmt, n, K, kappa)
@@ -110,10 +118,10 @@ def test_fp16_sums_reach_past_u_cubed_and_stay_under_their_ceiling(panels: dict[
 
     The old page said FP16 could not hold kappa beyond u⁻³ and SumK never lost its digits there.
     """
-    fp16 = fpsum.FP16
+    fp16 = FP16
     panel = panels["fp16"]
     assert panel.kappa.max() > 10 * fp16.unit_roundoff ** -3
-    sums = fpsum.conditioned_sums(np.repeat(fpsum.log_targets(1.0, fpsum.kappa_limit(fp16, PARAMS.n),
+    sums = conditioned_sums(np.repeat(log_targets(1.0, kappa_limit(fp16, PARAMS.n),
                                                               PARAMS.per_decade), PARAMS.trials),
                                   PARAMS.n, fp16, PARAMS.seed)  # the figure's own sums, as compute_panel draws them
     assert (sums.absolute < 2.0**fp16.emax).all()
@@ -127,7 +135,7 @@ def test_fp16_sums_reach_past_u_cubed_and_stay_under_their_ceiling(panels: dict[
 
 def test_the_span_of_an_fp16_sum_against_the_bits_of_the_folds() -> None:
     """"40 bits between 2⁻²⁴ and 2¹⁶"; three folds leave an error above the quantum, four below half of it."""
-    fp16 = fpsum.FP16
+    fp16 = FP16
     span = conditioning_numbers.span_numbers(fp16, PARAMS.n, K)
     quantum = Fraction(fp16.smallest_subnormal)
     top = Fraction(2) ** math.ceil(math.log2(fp16.max_finite))  # just above the largest value, 65504
@@ -150,7 +158,7 @@ def test_the_span_of_an_fp16_sum_against_the_bits_of_the_folds() -> None:
     assert span["needs"] == "2" + superscript(round(math.log2(needs)))
     sums = conditioning_sums.search(PARAMS)
     assert (sums.exact != 0).all() and (np.abs(sums.exact) <= 2 * float(quantum)).mean() > 0.9
-    assert (fpsum.condition_number(sums.values)[1] > needs).all()  # the search's sums are such sums
+    assert (condition_number(sums.values)[1] > needs).all()  # the search's sums are such sums
 
 
 @pytest.fixture(scope="module")
@@ -169,12 +177,12 @@ def test_the_counterexample_loses_every_digit_with_three_folds_and_is_exact_with
     assert found.example is not None
     row = found.values[found.example]
     wide = row.astype(np.float64).tolist()
-    fp16 = fpsum.FP16
-    three = float(fpsum.total("sumk", row, fp16, folds=K))
-    four = float(fpsum.total("sumk", row, fp16, folds=K + 1))
+    fp16 = FP16
+    three = float(total("sumk", row, fp16, folds=K))
+    four = float(total("sumk", row, fp16, folds=K + 1))
     assert exact_relative(wide, three) == 1 and three == 0
     assert exact_relative(wide, four) == 0
-    assert float(fpsum.total("correct", row, fp16)) == four
+    assert float(total("correct", row, fp16)) == four
     a = sum((abs(Fraction(v)) for v in wide), Fraction(0))
     s = sum(map(Fraction, wide), Fraction(0))
     assert Fraction(10) ** 11 <= a / abs(s) <= Fraction(10) ** 12
@@ -204,7 +212,7 @@ def test_the_counterexample_loses_every_digit_with_three_folds_and_is_exact_with
 def test_the_search_numbers_are_what_the_sums_give(found: conditioning_sums.Search) -> None:
     """"K = 3 lost every digit in X % of them, returned 0 in Y %; K = 4 was exact in Z": against exact rationals."""
     numbers = conditioning_numbers.search_numbers(found, PARAMS)
-    fp16 = fpsum.FP16
+    fp16 = FP16
     rows = found.values.astype(np.float64).tolist()
     assert numbers["sums"] == number(len(rows)) and len(rows) >= 100
     low, high = PARAMS.search_band
@@ -213,8 +221,8 @@ def test_the_search_numbers_are_what_the_sums_give(found: conditioning_sums.Sear
         s = sum(map(Fraction, row), Fraction(0))
         a = sum((abs(Fraction(v)) for v in row), Fraction(0))
         assert low <= a / abs(s) <= high
-        three = float(fpsum.total("sumk", values, fp16, folds=K))
-        four = float(fpsum.total("sumk", values, fp16, folds=K + 1))
+        three = float(total("sumk", values, fp16, folds=K))
+        four = float(total("sumk", values, fp16, folds=K + 1))
         lost += exact_relative(row, three) >= 1
         zero += three == 0
         exact_next += Fraction(four) == s
@@ -275,14 +283,14 @@ def test_neumaier_and_sum2_give_the_same_bits_on_every_sum(
 
 def test_tiny_fp16_sums_are_exact(panels: dict[str, conditioning_sums.Panel]) -> None:
     """"Every multiple of 2⁻²⁴ below 2⁻¹³ is a value of FP16": such sums come out exact, SumK's until it fails."""
-    fp16 = fpsum.FP16
+    fp16 = FP16
     numbers = conditioning_numbers.headline({"fp16": panels["fp16"]}, PARAMS)["fp16"]
     assert isinstance(numbers, dict) and (numbers["quantum"], numbers["exact_below"]) == ("2⁻²⁴", "2⁻¹³")
-    sums = fpsum.conditioned_sums(np.repeat(fpsum.log_targets(1.0, fpsum.kappa_limit(fp16, PARAMS.n), 2), 8),
+    sums = conditioned_sums(np.repeat(log_targets(1.0, kappa_limit(fp16, PARAMS.n), 2), 8),
                                   PARAMS.n, fp16, seed=9)
     tiny = np.abs(sums.exact) < 2.0 ** (fp16.emin + 1)
     assert tiny.any()
-    assert np.array_equal(fpsum.total("correct", sums.values[tiny], fp16).astype(np.float64), sums.exact[tiny])
+    assert np.array_equal(total("correct", sums.values[tiny], fp16).astype(np.float64), sums.exact[tiny])
     first = conditioning_sums.exact_from(panels["fp16"])
     assert first is not None
     later = panels["fp16"].centres >= first
@@ -303,8 +311,8 @@ def test_rounding_twice_lands_on_a_tie() -> None:
     exact = sum(map(Fraction, conditioning_numbers.TWICE), Fraction(0))
     via = math.fsum(conditioning_numbers.TWICE)
     assert Fraction(via) != exact and via == 2.0**24 + 1  # a float64 value halfway between FP32's 2^24 and 2^24 + 2
-    assert float(fpsum.to_format(np.array(via), fpsum.FP32)) == 2.0**24
-    assert fpsum.round_exact(exact, fpsum.FP32) == 2.0**24 + 2
+    assert float(to_format(np.array(via), FP32)) == 2.0**24
+    assert round_exact(exact, FP32) == 2.0**24 + 2
     assert (numbers["twice"], numbers["once"]) == ("16,777,216", "16,777,218")
 
 
@@ -334,8 +342,8 @@ def test_the_four_term_example_and_its_command(method: str, want: float, monkeyp
     out = io.StringIO()
     assert main(argv, out) == 0
     assert json.loads(out.getvalue())["result"] == want
-    assert float(fpsum.total(method, np.array(conditioning_numbers.EXAMPLE), fpsum.FP64)) == want
-    _, _, kappa = fpsum.condition_number(np.array([conditioning_numbers.EXAMPLE]))
+    assert float(total(method, np.array(conditioning_numbers.EXAMPLE), FP64)) == want
+    _, _, kappa = condition_number(np.array([conditioning_numbers.EXAMPLE]))
     assert kappa[0] == pytest.approx(1e100)
 
 
@@ -356,11 +364,11 @@ def test_the_example_command_reads_what_printf_writes() -> None:
 def test_the_figure_is_legible_in_both_palettes_and_every_layout(panels: dict[str, conditioning_sums.Panel]) -> None:
     for palette in PALETTES:
         for layout in conditioning_plot.SIZES.layouts():
-            with plt.rc_context(mpl.SVG_RC | {"font.size": layout.font_pt}):  # as render draws it
+            with plt.rc_context(SVG_RC | {"font.size": layout.font_pt}):  # as render draws it
                 fig = conditioning_plot.draw(panels, PARAMS, palette, layout)
-                mpl.style_axes(fig, palette)
+                style_axes(fig, palette)
                 try:
-                    assert mpl.text_collisions(fig) == [], (palette.name, layout.name)
+                    assert text_collisions(fig) == [], (palette.name, layout.name)
                 finally:
                     plt.close(fig)
 
@@ -382,7 +390,7 @@ def test_the_built_figure_draws_every_method_in_its_look(site_dir: Path) -> None
     assert (site_dir / files.csv).read_text().splitlines()[0].split(",") == [
         "format", "method", "n", "kappa_median", "sums", "median_relative_error", "bound"]
     for method in ("sumtwo", "sumk", "correct"):
-        assert LOOKS[method].label == fpsum.METHOD_LABELS[method]
+        assert LOOKS[method].label == METHOD_LABELS[method]
 
 
 def test_the_page_shows_the_figure_and_the_loops(site_dir: Path) -> None:

@@ -21,15 +21,16 @@ import numpy as np
 import pytest
 from test_claims import run_cli
 
-import fpsum
 from figures import conditioning_limits
 from figures.text import number
 from fpsum.cli import main
+from fpsum.formats import FP16
+from fpsum.inputs import make_inputs
+from fpsum.methods import total
 from spoken import code_texts, section, spoken_text
 
 PARAMS = conditioning_limits.LimitsParams()
 NUMBERS = conditioning_limits.build("conditioning-limits", PARAMS).numbers
-FP16 = fpsum.FP16
 
 
 def exact(values: np.ndarray) -> Fraction:
@@ -56,11 +57,11 @@ def run_printf(command: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, objec
 
 def test_a_long_uniform_fp16_sum_stalls_neumaier_and_sum2_at_twice_the_naive_stall_and_not_kahan() -> None:
     """κ = 1 and n·u far above 1: Neumaier and Sum2 lose about half the sum, Kahan stays within u."""
-    values = fpsum.make_inputs("uniform", PARAMS.uniform_n, FP16, PARAMS.uniform_seed)
+    values = make_inputs("uniform", PARAMS.uniform_n, FP16, PARAMS.uniform_seed)
     assert np.all(values >= 0)  # one sign: κ = 1
     u = FP16.unit_roundoff
     assert PARAMS.uniform_n * u > 1  # the length condition fails
-    naive, kahan, neumaier, sumtwo, correct = (float(fpsum.total(m, values, FP16))
+    naive, kahan, neumaier, sumtwo, correct = (float(total(m, values, FP16))
                                                for m in ("naive", "kahan", "neumaier", "sumtwo", "correct"))
     assert naive == FP16.stall_point
     assert neumaier == sumtwo == 2 * naive
@@ -75,13 +76,13 @@ def test_a_long_uniform_fp16_sum_stalls_neumaier_and_sum2_at_twice_the_naive_sta
 def test_each_fold_of_sumk_adds_one_stall_to_a_long_sum_of_copies() -> None:
     """SumK with K folds returns K times the naive stall; Kahan the exact sum."""
     values = np.full(PARAMS.copies, PARAMS.value, dtype=FP16.dtype)
-    naive = float(fpsum.total("naive", values, FP16))
+    naive = float(total("naive", values, FP16))
     assert naive == FP16.stall_point
     for folds in (2, PARAMS.folds, PARAMS.folds + 1):
-        assert float(fpsum.total("sumk", values, FP16, folds=folds)) == folds * naive
-    assert float(fpsum.total("neumaier", values, FP16)) == 2 * naive
-    assert Fraction(float(fpsum.total("kahan", values, FP16))) == exact(values)
-    assert relative(float(fpsum.total("sumk", values, FP16, folds=PARAMS.folds + 1)), values) > Fraction(4, 5)
+        assert float(total("sumk", values, FP16, folds=folds)) == folds * naive
+    assert float(total("neumaier", values, FP16)) == 2 * naive
+    assert Fraction(float(total("kahan", values, FP16))) == exact(values)
+    assert relative(float(total("sumk", values, FP16, folds=PARAMS.folds + 1)), values) > Fraction(4, 5)
 
 
 def test_the_long_sum_commands_print_the_pages_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -105,7 +106,7 @@ def test_a_correctly_rounded_sum_of_kappa_one_overflows(monkeypatch: pytest.Monk
     assert np.all(pair > 0)
     s = exact(pair)
     assert s == Fraction(FP16.max_finite) + Fraction(FP16.ulp(FP16.max_finite)) / 2
-    assert np.isinf(float(fpsum.total("correct", pair, FP16)))
+    assert np.isinf(float(total("correct", pair, FP16)))
     overflow = NUMBERS["overflow"]
     assert isinstance(overflow, dict)
     result = run_printf(overflow["command"], monkeypatch)

@@ -17,9 +17,14 @@ import pytest
 
 import fpsum
 from figures import dot_accuracy, dot_error, matmul_error, promotion
+from fpsum.array_rounding import to_format
+from fpsum.bounds import gamma
 from fpsum.dot import dot_running, exact_dot, exact_dot_running
 from fpsum.dot2 import dot2, two_product
-from fpsum.matmul import exact_matmul, matmul, relative_frobenius_error
+from fpsum.formats import BF16, FP16, FP32, get_format
+from fpsum.inputs import make_inputs
+from fpsum.matmul import matmul, relative_frobenius_error
+from fpsum.matmul_exact import exact_matmul
 from fpsum.tf32 import tf32_dot, to_tf32
 
 DOT = dataclasses.replace(dot_error.DotErrorParams(), trials=4, k_max=2**14)
@@ -42,10 +47,10 @@ def test_the_computed_dot_product_obeys_the_bound_gamma_k_kappa_in_every_trial(
     for kind in DOT.kinds:
         panel = panels[(fmt, kind)]
         u = panel.fmt.unit_roundoff
-        gamma = np.array([fpsum.gamma(int(k), u) for k in panel.ks.tolist()])
-        bounded = np.isfinite(gamma)
+        gammas = np.array([gamma(int(k), u) for k in panel.ks.tolist()])
+        bounded = np.isfinite(gammas)
         assert bounded.any()
-        assert np.all(panel.errors["naive"][:, bounded] <= gamma[bounded] * panel.kappa[:, bounded])
+        assert np.all(panel.errors["naive"][:, bounded] <= gammas[bounded] * panel.kappa[:, bounded])
 
 
 def test_kappa_is_one_for_inputs_of_one_sign_and_grows_like_root_k_for_zero_mean(
@@ -60,7 +65,7 @@ def test_kappa_is_one_for_inputs_of_one_sign_and_grows_like_root_k_for_zero_mean
 def test_one_sign_inputs_lose_products_before_the_sum_reaches_the_stall_point(
         fmt: str, panels: dict[tuple[str, str], dot_error.Panel]) -> None:
     """Products of uniform numbers are skewed: whole products are lost while the sum is below 2^p."""
-    format_ = fpsum.get_format(fmt)
+    format_ = get_format(fmt)
     x, y = dot_error.draw_pairs(DOT, format_, "uniform")
     running = dot_running(x, y, format_, format_).astype(np.float64)
     products = fpsum.dot.products(x, y, format_).astype(np.float64)
@@ -75,9 +80,9 @@ def test_zero_mean_inputs_lose_less_but_bf16_still_loses(fmt: str,
     uniform, normal = panels[(fmt, "uniform")], panels[(fmt, "normal")]
     assert median_at(normal, "naive", QUOTE) < median_at(uniform, "naive", QUOTE) / 4
     if fmt == "bf16":  # spacing 2 from 256 up: a partial sum of a few hundred still loses whole products
-        x, y = dot_error.draw_pairs(DOT, fpsum.BF16, "normal")
-        running = dot_running(x, y, fpsum.BF16, fpsum.BF16).astype(np.float64)
-        products = fpsum.dot.products(x, y, fpsum.BF16).astype(np.float64)
+        x, y = dot_error.draw_pairs(DOT, BF16, "normal")
+        running = dot_running(x, y, BF16, BF16).astype(np.float64)
+        products = fpsum.dot.products(x, y, BF16).astype(np.float64)
         lost = (running[:, 1:] == running[:, :-1]) & (products[:, 1:] != 0)
         assert lost[:, :QUOTE].sum() > 0
 
@@ -115,14 +120,14 @@ def test_promotion_every_128_recovers_fp8_dot_products_and_shorter_intervals_do_
 
 def test_a_bf16_matrix_product_loses_with_k_unless_it_accumulates_in_fp32() -> None:
     params = matmul_error.MatmulParams()
-    fmt = fpsum.BF16
+    fmt = BF16
     ks = np.array([256, 1024, 4096])
-    a = fpsum.make_inputs("uniform", 4096, fmt, 3, trials=16)
-    b = fpsum.make_inputs("uniform", 4096, fmt, 4, trials=16).T
+    a = make_inputs("uniform", 4096, fmt, 3, trials=16)
+    b = make_inputs("uniform", 4096, fmt, 4, trials=16).T
     exact = exact_matmul(a, b, at=ks)
     narrow = relative_frobenius_error(matmul(a, b, fmt, fmt, at=ks).astype(np.float64), exact)
-    wide = matmul(a, b, fmt, fpsum.FP32, at=ks)
-    rounded = relative_frobenius_error(fpsum.to_format(wide.astype(np.float64), fmt).astype(np.float64), exact)
+    wide = matmul(a, b, fmt, FP32, at=ks)
+    rounded = relative_frobenius_error(to_format(wide.astype(np.float64), fmt).astype(np.float64), exact)
     assert np.all(np.diff(narrow) > 0) and narrow[-1] > 0.1
     # FP32 accumulation: what is left is rounding the output to BF16, at most u of every entry.
     assert np.all(rounded <= fmt.unit_roundoff) and np.all(rounded > fmt.unit_roundoff / 8)
@@ -131,10 +136,10 @@ def test_a_bf16_matrix_product_loses_with_k_unless_it_accumulates_in_fp32() -> N
 
 def test_the_dot_figure_reads_the_running_dot_products_it_claims() -> None:
     """A panel's FP16 value at K is the dot product of the first K pairs, summed on its own."""
-    x, y = dot_error.draw_pairs(dataclasses.replace(DOT, trials=2, k_max=1000, quote_k=1000), fpsum.FP16, "uniform")
-    running = dot_running(x, y, fpsum.FP16, fpsum.FP16)
+    x, y = dot_error.draw_pairs(dataclasses.replace(DOT, trials=2, k_max=1000, quote_k=1000), FP16, "uniform")
+    running = dot_running(x, y, FP16, FP16)
     for k in (1, 17, 1000):
-        alone = dot_running(x[:, :k], y[:, :k], fpsum.FP16, fpsum.FP16)[:, -1]
+        alone = dot_running(x[:, :k], y[:, :k], FP16, FP16)[:, -1]
         assert np.array_equal(running[:, k - 1], alone)
     exact = exact_dot_running(x, y, np.array([1000]))[:, 0]
     assert np.all(np.abs(running[:, -1].astype(np.float64) - exact) > 0)
@@ -150,22 +155,22 @@ def test_every_product_of_two_fp16_numbers_is_exact_and_normal_in_fp32() -> None
     extremes = np.array([2.0**-24, 6.1e-5, 1.0, 65504.0], dtype=np.float16)
     x, y = np.meshgrid(every, extremes)
     exact = x.astype(np.float64) * y.astype(np.float64)
-    assert np.all(np.abs(exact) >= fpsum.FP32.smallest_normal) and np.all(np.abs(exact) <= fpsum.FP32.max_finite)
-    assert np.array_equal(fpsum.products(x, y, fpsum.FP32).astype(np.float64), exact)
+    assert np.all(np.abs(exact) >= FP32.smallest_normal) and np.all(np.abs(exact) <= FP32.max_finite)
+    assert np.array_equal(fpsum.dot.products(x, y, FP32).astype(np.float64), exact)
 
 
 def test_bf16_products_are_exact_in_fp32_from_2_to_the_minus_134_and_can_be_rounded_below() -> None:
     with np.errstate(invalid="ignore"):  # ml_dtypes warns casting its NaN codes
-        every = np.arange(2**16, dtype=np.uint16).view(fpsum.BF16.dtype).astype(np.float64)
-    every = fpsum.to_format(every[np.isfinite(every) & (every != 0)], fpsum.BF16)
+        every = np.arange(2**16, dtype=np.uint16).view(BF16.dtype).astype(np.float64)
+    every = to_format(every[np.isfinite(every) & (every != 0)], BF16)
     rng = np.random.default_rng(0)
     x = rng.choice(every, 200_000)
     y = rng.choice(every, 200_000)
     exact = np.abs(x.astype(np.float64) * y.astype(np.float64))
     with np.errstate(over="ignore"):
-        rounded = np.abs(fpsum.products(x, y, fpsum.FP32).astype(np.float64))
-    kept = (exact >= 2.0**-134) & (exact <= fpsum.FP32.max_finite)
-    assert ((exact >= fpsum.FP32.smallest_normal) & kept).sum() > 1000 and (kept & (exact < 2.0**-126)).sum() > 10
+        rounded = np.abs(fpsum.dot.products(x, y, FP32).astype(np.float64))
+    kept = (exact >= 2.0**-134) & (exact <= FP32.max_finite)
+    assert ((exact >= FP32.smallest_normal) & kept).sum() > 1000 and (kept & (exact < 2.0**-126)).sum() > 10
     assert np.array_equal(rounded[kept], exact[kept])
     assert np.any(rounded[exact < 2.0**-134] != exact[exact < 2.0**-134])
     params = dot_accuracy.CasesParams()
@@ -185,13 +190,13 @@ def test_softmax_weights_are_positive_but_their_products_with_v_take_v_s_sign() 
 
 
 def test_rounding_an_fp32_result_to_fp16_costs_at_most_half_an_ulp_unless_it_overflows() -> None:
-    values = fpsum.make_inputs("normal", 50_000, fpsum.FP32, 3) * np.float32(30_000)
+    values = make_inputs("normal", 50_000, FP32, 3) * np.float32(30_000)
     with np.errstate(over="ignore"):  # beyond FP16's largest value the cast gives inf, as it should
-        rounded = fpsum.to_format(values.astype(np.float64), fpsum.FP16).astype(np.float64)
+        rounded = to_format(values.astype(np.float64), FP16).astype(np.float64)
     finite = np.isfinite(rounded)
     assert np.all(np.abs(values.astype(np.float64) - rounded)[finite]
-                  <= fpsum.FP16.ulps(rounded[finite]) / 2)
-    beyond = np.abs(values.astype(np.float64)) > fpsum.FP16.max_finite + fpsum.FP16.ulp(fpsum.FP16.max_finite) / 2
+                  <= FP16.ulps(rounded[finite]) / 2)
+    beyond = np.abs(values.astype(np.float64)) > FP16.max_finite + FP16.ulp(FP16.max_finite) / 2
     assert beyond.any() and np.all(np.isinf(rounded[beyond]))
 
 
@@ -239,7 +244,7 @@ def test_root_k_u_is_a_typical_size_for_zero_mean_data_and_fails_for_one_sign_on
         # γ_K, where it exists, bounds every trial (test_the_computed_dot_product_obeys_the_bound...)
         assert params.quote_k * panel.fmt.unit_roundoff >= 1  # and at quote_k it does not exist
         u, k = panel.fmt.unit_roundoff, params.scale_k
-        assert fpsum.gamma(k, u) > math.sqrt(k) * (math.sqrt(k) * u)  # "more than √K times √K·u"
+        assert gamma(k, u) > math.sqrt(k) * (math.sqrt(k) * u)  # "more than √K times √K·u"
         # products are lost whole once the median is above √K·u
         k = int(panel.ks[cross])
         x, y = dot_error.draw_pairs(dataclasses.replace(params, k_max=k, quote_k=k), panel.fmt, "uniform")
@@ -271,10 +276,10 @@ def test_dot2_fails_in_fp16_when_a_product_s_error_underflows() -> None:
     params = dot_accuracy.CasesParams()
     x, y = dot_accuracy.underflow_pair(params)
     a = float(x[0])
-    assert 2 * math.floor(math.log2(a)) < fpsum.FP16.emin + fpsum.FP16.precision - 1  # -4 for FP16
-    h, r = two_product(x[:1], x[:1], fpsum.FP16)
+    assert 2 * math.floor(math.log2(a)) < FP16.emin + FP16.precision - 1  # -4 for FP16
+    h, r = two_product(x[:1], x[:1], FP16)
     assert float(r[0]) == 0 and Fraction(float(h[0])) != Fraction(a) ** 2  # the error is lost
-    exact, bound = dot_accuracy.dot2_bound(x, y, fpsum.FP16)
+    exact, bound = dot_accuracy.dot2_bound(x, y, FP16)
     assert exact == Fraction(a) ** 2 - Fraction(float(h[0])) != 0
-    result = float(dot2(x, y, fpsum.FP16))
+    result = float(dot2(x, y, FP16))
     assert result == 0 and abs(Fraction(result) - exact) > bound and bound < abs(exact) / 100

@@ -21,16 +21,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import fpsum
 from browsing import topic_pages
 from figures import exercises
 from figures.contract import flatten
 from fpsum.cli import main
 from fpsum.exact_rounding import round_exact
+from fpsum.formats import BF16, E4M3, E5M2, FP16
+from fpsum.inputs import make_inputs
 from fpsum.textbook import add, naive, pairwise
 
 PARAMS = exercises.ExercisesParams()
-TOPIC_PAGES = [page.removesuffix(".html") for page in topic_pages()]
 
 
 @pytest.fixture(scope="module")
@@ -65,8 +65,8 @@ def run(command: str, monkeypatch: pytest.MonkeyPatch, extra: tuple[str, ...] = 
 
 def test_the_constant_stalls_where_and_when_the_textbook_loop_says(answers: dict[str, str],
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    stored = round_exact(PARAMS.constant, fpsum.FP16)
-    running = naive([stored] * PARAMS.constant_n, fpsum.FP16)
+    stored = round_exact(PARAMS.constant, FP16)
+    running = naive([stored] * PARAMS.constant_n, FP16)
     final = running[-1]
     after = next(i + 1 for i in range(len(running)) if all(v == final for v in running[i:]))
     assert value(answers["accumulation.constant.stall"]) == final == 256  # 2**11 * 2**-3, Exercise 1
@@ -77,8 +77,8 @@ def test_the_constant_stalls_where_and_when_the_textbook_loop_says(answers: dict
 
 
 def test_kahans_correction_is_the_rounding_error_exactly(answers: dict[str, str]) -> None:
-    s, y = 2048.0, round_exact(0.3, fpsum.FP16)
-    t = add(s, y, fpsum.FP16)
+    s, y = 2048.0, round_exact(0.3, FP16)
+    t = add(s, y, FP16)
     error = Fraction(t) - (Fraction(s) + Fraction(y))
     assert float(answers["accumulation.fast_two_sum.c"]) == float(error)
     assert float(answers["accumulation.fast_two_sum.error"]) == float(error)
@@ -89,14 +89,14 @@ def test_the_bf16_race_answer_is_the_commands(answers: dict[str, str], monkeypat
     report = run(answers["accumulation.race.command"], monkeypatch)
     final = report["final"]
     assert isinstance(final, dict)
-    assert value(answers["accumulation.race.naive"]) == final["naive"] == fpsum.BF16.stall_point
+    assert value(answers["accumulation.race.naive"]) == final["naive"] == BF16.stall_point
     assert value(answers["accumulation.race.pairwise"]) == final["pairwise"]
     stalls = report["stalled_after"]
     assert isinstance(stalls, dict) and value(answers["accumulation.race.stalled_after"]) == stalls["naive"]
 
 
 def test_where_the_bounds_reach_their_marks(answers: dict[str, str]) -> None:
-    for fmt in (fpsum.FP16, fpsum.BF16):
+    for fmt in (FP16, BF16):
         worst = int(value(answers[f"error_vs_n.{fmt.name}.worst"]))
         assert (worst - 1) * fmt.unit_roundoff >= 1 > (worst - 2) * fmt.unit_roundoff
         typical = int(value(answers[f"error_vs_n.{fmt.name}.typical"]))
@@ -107,14 +107,14 @@ def test_where_the_bounds_reach_their_marks(answers: dict[str, str]) -> None:
 
 def test_e4m3_overflow_answers(answers: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     top, tie, over = PARAMS.overflow_terms
-    assert value(answers["formats.overflow.tie_sum"]) == round_exact(Fraction(top) + Fraction(tie), fpsum.E4M3)
-    assert math.isnan(round_exact(Fraction(top) + Fraction(over), fpsum.E4M3))
+    assert value(answers["formats.overflow.tie_sum"]) == round_exact(Fraction(top) + Fraction(tie), E4M3)
+    assert math.isnan(round_exact(Fraction(top) + Fraction(over), E4M3))
     assert answers["formats.overflow.over_sum"] == "NaN"
     assert run(answers["formats.overflow.command"], monkeypatch)["result"] == "nan"
 
 
 def test_fp8_stall_points_are_where_a_naive_sum_of_inputs_below_one_stops(answers: dict[str, str]) -> None:
-    for fmt in (fpsum.E4M3, fpsum.E5M2):
+    for fmt in (E4M3, E5M2):
         just_below_one = float(np.nextafter(fmt.dtype.type(1), fmt.dtype.type(0)))
         running = naive([just_below_one] * 64, fmt)
         assert value(answers[f"formats.stalls.{fmt.name}"]) == running[-1]
@@ -143,14 +143,14 @@ def test_the_best_block_size_is_the_square_root(answers: dict[str, str]) -> None
     n = PARAMS.blocked_n
     best = min(range(1, n + 1), key=lambda b: b + n / b)
     assert value(answers["beyond_kahan.blocked.b"]) == best
-    assert value(answers["beyond_kahan.blocked.bound"]) == pytest.approx((best + n / best) * fpsum.FP16.unit_roundoff)
+    assert value(answers["beyond_kahan.blocked.bound"]) == pytest.approx((best + n / best) * FP16.unit_roundoff)
 
 
 def test_the_bf16_dot_product_is_first_half_wrong_where_the_answer_says(answers: dict[str, str]) -> None:
-    fmt = fpsum.BF16
+    fmt = BF16
     k = int(value(answers["dot.half_wrong.k"]))
-    x = fpsum.make_inputs("uniform", k, fmt, PARAMS.seed).astype(np.float64).tolist()
-    y = fpsum.make_inputs("uniform", k, fmt, PARAMS.seed + 1).astype(np.float64).tolist()
+    x = make_inputs("uniform", k, fmt, PARAMS.seed).astype(np.float64).tolist()
+    y = make_inputs("uniform", k, fmt, PARAMS.seed + 1).astype(np.float64).tolist()
     s = 0.0
     exact = Fraction(0)
     errors = []
@@ -182,7 +182,7 @@ def test_the_median_condition_number_estimate(answers: dict[str, str]) -> None:
 def test_a_bf16_weight_of_one_loses_updates_below_each_threshold(answers: dict[str, str],
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Brute force over BF16 updates: the largest lost one on each side is the answer's threshold."""
-    fmt = fpsum.BF16
+    fmt = BF16
     updates = np.arange(1, 2**14, dtype=np.uint16).view(fmt.dtype).astype(np.float64)  # every positive BF16 < 2
     lost_up = [u for u in updates.tolist() if add(1.0, u, fmt) == 1.0]
     lost_down = [u for u in updates.tolist() if add(1.0, -u, fmt) == 1.0]
@@ -195,8 +195,8 @@ def test_a_bf16_weight_of_one_loses_updates_below_each_threshold(answers: dict[s
 
 def test_the_workers_a_bf16_reduction_needs(answers: dict[str, str]) -> None:
     """Each worker's strided share summed by the textbook loop, the partial sums by the textbook pairwise tree."""
-    fmt = fpsum.BF16
-    values = fpsum.make_inputs("uniform", PARAMS.tree_n, fmt, PARAMS.seed).astype(np.float64).tolist()
+    fmt = BF16
+    values = make_inputs("uniform", PARAMS.tree_n, fmt, PARAMS.seed).astype(np.float64).tolist()
     correct = round_exact(sum((Fraction(v) for v in values), Fraction(0)), fmt)
     first = None
     for workers in (1, 2, 4, 8, 16, 32):
@@ -224,9 +224,9 @@ def test_an_ill_conditioned_pair_is_summed_exactly(answers: dict[str, str], monk
     assert report["abs_error"] == 0
 
 
-@pytest.mark.parametrize("page", TOPIC_PAGES)
+@pytest.mark.parametrize("page", topic_pages())
 def test_every_topic_page_ends_with_three_exercises_answered_in_collapsed_blocks(page: str) -> None:
-    text = (Path(__file__).resolve().parents[2] / "docs" / f"{page}.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / page.replace(".html", ".md")).read_text(encoding="utf-8")
     section = text[text.index("\n## Exercises\n"):text.index("\n## References")]
     questions = re.findall(r"^\*\*Exercise \d+ \((?:derivation|numerical|derivation and numerical)\): ", section,
                            re.MULTILINE)
@@ -239,7 +239,7 @@ def test_every_topic_page_ends_with_three_exercises_answered_in_collapsed_blocks
 
 def bf16_naive_errors(kind: str, n: int, trials: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Independent route: ml_dtypes' bfloat16 addition step by step, against math.fsum; errors, inputs, totals."""
-    values = fpsum.make_inputs(kind, n, fpsum.BF16, PARAMS.seed, trials)  # type: ignore[arg-type]
+    values = make_inputs(kind, n, BF16, PARAMS.seed, trials)  # type: ignore[arg-type]
     totals = np.zeros((trials, n), dtype=values.dtype)
     s = np.zeros(trials, dtype=values.dtype)
     for k in range(n):
@@ -274,7 +274,7 @@ def test_bf16_squares_lose_terms_whole_yet_mostly_stay_below_the_scale(answers: 
     errors, values, totals = bf16_naive_errors("squares", n, trials)
     before = np.concatenate([np.zeros((trials, 1)), totals[:, :-1]], axis=1)
     lost = (totals == before) & (values > 0)
-    scale = math.sqrt(n) * fpsum.BF16.unit_roundoff
+    scale = math.sqrt(n) * BF16.unit_roundoff
     assert lost.sum(axis=1).mean() > n / 2  # more than half the inputs lost whole, on average
     assert value(answers["error_vs_n.lossy.lost"]) == pytest.approx(lost.sum(axis=1).mean(), abs=0.5)
     assert np.median(errors) < scale and (errors < scale).mean() > 0.5
@@ -311,7 +311,7 @@ def test_the_blocked_bound_does_not_promise_a_leading_digit(answers: dict[str, s
 
 def test_the_bf16_tree_loses_a_few_inputs_whole_at_its_first_level(answers: dict[str, str]) -> None:
     """Accumulation, exercise 3: not "none is lost"; ml_dtypes' bfloat16 addition of neighbouring pairs."""
-    values = fpsum.make_inputs("uniform", PARAMS.race_n, fpsum.BF16, PARAMS.seed)
+    values = make_inputs("uniform", PARAMS.race_n, BF16, PARAMS.seed)
     left, right = values[0::2], values[1::2]
     pair = left + right  # ml_dtypes rounds each bfloat16 addition once
     lost = ((pair == left) & (right > 0)) | ((pair == right) & (left > 0))
@@ -320,7 +320,7 @@ def test_the_bf16_tree_loses_a_few_inputs_whole_at_its_first_level(answers: dict
 
 def test_scaling_by_a_power_of_two_keeps_the_stall_count_until_the_subnormals(answers: dict[str, str]) -> None:
     """Formats: the count is unchanged for scalings that stay normal, and changes in the subnormals (numpy float16)."""
-    values = fpsum.make_inputs("uniform", PARAMS.race_n, fpsum.FP16, PARAMS.seed).astype(np.float64)
+    values = make_inputs("uniform", PARAMS.race_n, FP16, PARAMS.seed).astype(np.float64)
 
     def frozen_after(power: int) -> int:
         scaled = (values * 2.0**power).astype(np.float16)  # numpy's correctly rounded cast

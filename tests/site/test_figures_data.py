@@ -15,6 +15,11 @@ import yaml
 import fpsum
 from figures import formats_table, site_info, snippets
 from figures.build import registry
+from fpsum.formats import BF16, E4M3, E5M2, FP16, Format, get_format
+from fpsum.inputs import make_inputs
+from fpsum.methods import running_totals
+from fpsum.race import RACE_METHODS, run_race
+from fpsum.sweep import run_sweep
 from htmlscan import bibtex_fields
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,12 +33,12 @@ def read_csv(site_dir: Path, name: str) -> list[dict[str, str]]:
 def test_race_csv_is_the_models_race(site_dir: Path, fmt: str, kind: str) -> None:
     rows = read_csv(site_dir, f"race-{fmt}-{kind}.csv")
     assert list(rows[0]) == ["inputs_added", "exact", "naive", "wide", "kahan", "pairwise"]
-    race = fpsum.run_race(fpsum.get_format(fmt), kind)  # type: ignore[arg-type]
+    race = run_race(get_format(fmt), kind)  # type: ignore[arg-type]
     assert [int(r["inputs_added"]) for r in rows] == race.steps.tolist()
-    for method in fpsum.RACE_METHODS:
+    for method in RACE_METHODS:
         assert np.array_equal([float(r[method]) for r in rows], race.totals[method])
     # Independently: the exact running total of the stored inputs at every sampled count.
-    values = fpsum.make_inputs(kind, race.n, fpsum.get_format(fmt), 0).astype(np.float64)  # type: ignore[arg-type]
+    values = make_inputs(kind, race.n, get_format(fmt), 0).astype(np.float64)  # type: ignore[arg-type]
     for r in rows[:: max(1, len(rows) // 20)]:
         assert float(r["exact"]) == pytest.approx(float(np.sum(values[: int(r["inputs_added"])])), rel=1e-12)
 
@@ -42,7 +47,7 @@ def test_error_vs_n_csv_matches_a_fresh_sweep(site_dir: Path) -> None:
     rows = read_csv(site_dir, "error-vs-n.csv")
     assert list(rows[0]) == ["format", "method", "n", "trials", "p10", "median", "p90", "exact_fraction"]
     params = next(record for record in registry() if record.id == "error-vs-n").params
-    sweep = fpsum.run_sweep(fpsum.FP16, ("naive", "kahan"), params.n_max, params.trials, params.seed,
+    sweep = run_sweep(FP16, ("naive", "kahan"), params.n_max, params.trials, params.seed,
                             per_octave=params.per_octave)
     for method in ("naive", "kahan"):
         mine = [r for r in rows if r["format"] == "fp16" and r["method"] == method]
@@ -67,15 +72,15 @@ def test_formats_table_csv_is_the_model(site_dir: Path) -> None:
     rows = {r["format"]: r for r in read_csv(site_dir, "formats-table.csv")}
     assert set(rows) == {"fp16", "bf16", "fp32", "e4m3", "e5m2"}
     for name, row in rows.items():
-        fmt = fpsum.get_format(name)
+        fmt = get_format(name)
         assert int(row["precision"]) == fmt.precision and float(row["max_finite"]) == fmt.max_finite
         assert float(row["stall_point"]) == 2.0**fmt.precision
         assert 1.6 * fmt.stall_point < float(row["mean_uniform_inputs_to_stall"]) < 2.4 * fmt.stall_point
 
 
 @pytest.mark.parametrize("block", [7, 1 << 16])
-@pytest.mark.parametrize("fmt", [fpsum.FP16, fpsum.BF16, fpsum.E4M3, fpsum.E5M2], ids=lambda f: f.name)
-def test_inputs_to_stall_is_the_first_count_of_one_pass(fmt: fpsum.Format, block: int,
+@pytest.mark.parametrize("fmt", [FP16, BF16, E4M3, E5M2], ids=lambda f: f.name)
+def test_inputs_to_stall_is_the_first_count_of_one_pass(fmt: Format, block: int,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Drawn and summed a block at a time, stopping at the stall: the first count at which the one-pass
     naive sum of the whole draw reaches 2**p.
@@ -83,7 +88,7 @@ def test_inputs_to_stall_is_the_first_count_of_one_pass(fmt: fpsum.Format, block
     monkeypatch.setattr(formats_table, "STALL_BLOCK", block)
     n = int(4 * fmt.stall_point)
     for seed in range(3):
-        running = fpsum.running_totals("naive", fpsum.make_inputs("uniform", n, fmt, seed), fmt)
+        running = running_totals("naive", make_inputs("uniform", n, fmt, seed), fmt)
         assert formats_table.inputs_to_stall(fmt, seed) == int(np.argmax(running >= fmt.stall_point)) + 1
 
 
@@ -95,7 +100,7 @@ def test_blocked_csv_block_one_is_naive(site_dir: Path) -> None:
     n = blocks[-1]
     for r in rows:
         b = int(r["block"])
-        assert float(r["bound"]) == pytest.approx((b + n / b) * fpsum.FP16.unit_roundoff)
+        assert float(r["bound"]) == pytest.approx((b + n / b) * FP16.unit_roundoff)
 
 
 def code_blocks(html: str) -> list[str]:
@@ -146,7 +151,7 @@ def test_compact_svg_paths_move_no_vertex_more_than_half_a_hundredth_of_a_point(
     """The static figures' SVGs round path coordinates; the drawing must stay where matplotlib put it."""
     import matplotlib.pyplot as plt
 
-    from figures.mpl import DECIMAL, PATH_DATA, RC, compact_path_data
+    from figures.mpl_files import DECIMAL, PATH_DATA, RC, compact_path_data
 
     with plt.rc_context(RC):
         fig, ax = plt.subplots(figsize=(4, 3))

@@ -24,11 +24,17 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import fpsum
 from figures import numbers, snippets, sum_order, weight_updates
 from figures.contract import FigureFiles
 from figures.looks import DARK, INPUT_LOOKS, LIGHT, LOOKS
-from fpsum.updates import UpdateMethod
+from fpsum.array_rounding import to_format
+from fpsum.exact import exact_sum, exact_total
+from fpsum.formats import BF16, E4M3, FP16, FP32, Format
+from fpsum.methods import running_totals, total
+from fpsum.names import UPDATE_LABELS, UPDATE_METHODS, UpdateMethod
+from fpsum.order import random_orders, shuffled_totals
+from fpsum.pairwise import pairwise_sum
+from fpsum.updates import bytes_per_weight, constant_updates, lost_below, update_trajectory
 from htmlscan import Page
 from wcag import contrast
 
@@ -36,7 +42,6 @@ REPO = Path(__file__).resolve().parents[2]
 WEIGHTS = weight_updates.WeightUpdatesParams()
 ORDERS = sum_order.OrderParams()
 LIBRARY = numbers.LibraryParams()
-BF16, FP16, FP32 = fpsum.BF16, fpsum.FP16, fpsum.FP32
 
 
 def value(text: str) -> float:
@@ -70,19 +75,19 @@ def trees() -> dict[str, sum_order.Tree]:
     return {sum_order.key(t.fmt, t.kind): t for t in sum_order.compute_tree(ORDERS)}
 
 
-def after_one(w: np.ndarray, update: np.ndarray, fmt: fpsum.Format) -> np.ndarray:
+def after_one(w: np.ndarray, update: np.ndarray, fmt: Format) -> np.ndarray:
     """Each weight after one round-to-nearest update (``update`` float32, one per weight)."""
-    return fpsum.update_trajectory(w, update[np.newaxis], fmt, "nearest")[0]
+    return update_trajectory(w, update[np.newaxis], fmt, "nearest")[0]
 
 
-def normal_weights(fmt: fpsum.Format, count: int, seed: int) -> np.ndarray:
+def normal_weights(fmt: Format, count: int, seed: int) -> np.ndarray:
     """Normal values of ``fmt`` over many binades, both signs, powers of two among them; float64."""
     rng = np.random.default_rng([seed, fmt.precision])
     low, high = max(fmt.emin, -60), min(fmt.emax - 1, 60)
     drawn = np.ldexp(1.0 + rng.random(count), rng.integers(low, high, count))
     drawn[: count // 4] = np.ldexp(1.0, rng.integers(low, high, count // 4))  # powers of two: the narrow gap below
     signed = np.where(rng.integers(0, 2, count) == 1, -drawn, drawn)
-    return np.asarray(fpsum.to_format(signed, fmt), dtype=np.float64)
+    return np.asarray(to_format(signed, fmt), dtype=np.float64)
 
 
 def toward_zero_fp32(values: np.ndarray) -> np.ndarray:
@@ -102,7 +107,7 @@ def away_fp32(values: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("fmt", [BF16, FP16, FP32], ids=lambda f: f.name)
-def test_every_update_below_half_u_times_the_weight_is_lost_and_every_one_above_u_moves_it(fmt: fpsum.Format) -> None:
+def test_every_update_below_half_u_times_the_weight_is_lost_and_every_one_above_u_moves_it(fmt: Format) -> None:
     """"Every update smaller in magnitude than 2^-(p+1) times the weight is lost, whatever its sign, and every
     update larger than 2^-p times the weight changes it" [Concept; Maths, for every normal weight].
     """
@@ -122,14 +127,14 @@ def test_every_update_below_half_u_times_the_weight_is_lost_and_every_one_above_
 def test_a_bf16_weight_of_one_has_the_half_gaps_the_page_gives() -> None:
     """"For a weight of 1, half the gap to the next value up is 2^-8 and half the gap down is 2^-9"."""
     one = per_start(1.0)
-    assert fpsum.lost_below(1.0, BF16, 1.0) == 2.0 ** -int(one["up_exp"])
-    assert fpsum.lost_below(1.0, BF16, -1.0) == 2.0 ** -int(one["down_exp"])
+    assert lost_below(1.0, BF16, 1.0) == 2.0 ** -int(one["up_exp"])
+    assert lost_below(1.0, BF16, -1.0) == 2.0 ** -int(one["down_exp"])
     assert int(one["down_exp"]) == int(one["up_exp"]) + 1  # "at a power of two the gap below is half as wide"
 
 
 @pytest.mark.parametrize(("fmt", "key"), [(BF16, "lost_beyond_exp"), (FP32, "master_lost_beyond")],
                          ids=["bf16", "fp32-master"])
-def test_an_update_is_lost_both_ways_by_every_weight_beyond_the_quoted_magnitude(fmt: fpsum.Format, key: str) -> None:
+def test_an_update_is_lost_both_ways_by_every_weight_beyond_the_quoted_magnitude(fmt: Format, key: str) -> None:
     """"A BF16 weight loses every update of that size, in either direction, once its magnitude exceeds 2^-5";
     "FP32 loses an update of 0.0001, up or down, once the weight's magnitude exceeds 2,048" [Concept].
     """
@@ -138,9 +143,9 @@ def test_an_update_is_lost_both_ways_by_every_weight_beyond_the_quoted_magnitude
     beyond = 2.0 ** -int(quoted) if key.endswith("_exp") else value(quoted)
     update = np.float32(WEIGHTS.update)
     # Every value of the format in the first binades beyond (exhaustive for BF16), and random larger ones.
-    first = np.unique(np.asarray(fpsum.to_format(np.linspace(beyond, 8 * beyond, 20_000), fmt), dtype=np.float64))
+    first = np.unique(np.asarray(to_format(np.linspace(beyond, 8 * beyond, 20_000), fmt), dtype=np.float64))
     rng = np.random.default_rng(3)
-    larger = np.asarray(fpsum.to_format(beyond * 2.0 ** rng.uniform(0, 30, 5000), fmt), dtype=np.float64)
+    larger = np.asarray(to_format(beyond * 2.0 ** rng.uniform(0, 30, 5000), fmt), dtype=np.float64)
     w = np.concatenate([first[first > beyond], larger[larger > beyond]])
     for sign in (1.0, -1.0):
         assert np.all(after_one(w, np.full(w.size, sign * update, dtype=np.float32), fmt) == w)
@@ -157,7 +162,7 @@ def test_the_weight_figure_as_the_page_tells_it() -> None:
         quoted = per_start(start)
         assert np.all(t.stored["nearest"][:, j] == start)
         assert abs(t.exact[-1, j] - value(quoted["exact"])) < 1e-3
-        for method in fpsum.UPDATE_METHODS:
+        for method in UPDATE_METHODS:
             worst = float(t.worst_so_far(method)[-1, j])
             assert worst <= value(quoted[f"{method}_ulps"]) < worst * 1.01  # "never more than", and close
             assert t.stored[method][-1, j] == value(quoted[method])
@@ -175,13 +180,13 @@ def test_the_weight_figure_draws_every_way_and_the_threshold_it_annotates() -> N
     assert steps[0] == 0 and steps[-1] == WEIGHTS.steps and steps.size == WEIGHTS.samples + 1
     assert weight_updates.with_start(t.exact[:, 0], 1.0)[0] == 1.0
     for start in WEIGHTS.starts:
-        assert float(fpsum.lost_below(start, BF16, 1.0)) > WEIGHTS.update  # "half the gap above ...: 2^-k > 0.0001"
+        assert float(lost_below(start, BF16, 1.0)) > WEIGHTS.update  # "half the gap above ...: 2^-k > 0.0001"
 
 
 def kahan_never_moves(w0: np.ndarray, update: np.ndarray, steps: int) -> np.ndarray:
     """Whether each Kahan-compensated BF16 weight stays at its start through ``steps`` identical updates."""
     ups = np.broadcast_to(update.astype(np.float32), (steps, w0.size)).copy()
-    return np.asarray(np.all(fpsum.update_trajectory(w0, ups, BF16, "kahan") == w0, axis=0))
+    return np.asarray(np.all(update_trajectory(w0, ups, BF16, "kahan") == w0, axis=0))
 
 
 def test_kahan_compensated_updates_at_most_two_to_the_e_minus_2p_never_move_a_weight_with_an_even_last_bit() -> None:
@@ -192,7 +197,7 @@ def test_kahan_compensated_updates_at_most_two_to_the_e_minus_2p_never_move_a_we
     e = rng.integers(-20, 20, 60)
     significands = 1.0 + 2.0 * rng.integers(0, 64, 60) * 2.0 ** -(BF16.precision - 1)  # an even last bit
     w0 = np.ldexp(significands, e)
-    assert np.all(np.asarray(fpsum.to_format(w0, BF16), dtype=np.float64) == w0)
+    assert np.all(np.asarray(to_format(w0, BF16), dtype=np.float64) == w0)
     limit = np.ldexp(1.0, e - 2 * BF16.precision)
     steps = 2 ** (BF16.precision + 2)  # the compensation reaches the tie after 2^p updates of the limit
     assert np.all(kahan_never_moves(w0, limit, steps))
@@ -208,8 +213,8 @@ def test_kahan_compensated_updates_at_most_two_to_the_e_minus_2p_never_move_a_we
 def test_stochastic_updates_spread_like_the_square_root_of_k_delta_g() -> None:
     """"The weight's standard deviation is about sqrt(k Δ g) when Δ << g" [Maths]: within a fifth, over many weights."""
     k, delta, weights = 2000, WEIGHTS.update, 400
-    ups = fpsum.constant_updates(k, delta, weights=weights)
-    finals = fpsum.update_trajectory(1.0, ups, BF16, "stochastic", seed=2)[-1]
+    ups = constant_updates(k, delta, weights=weights)
+    finals = update_trajectory(1.0, ups, BF16, "stochastic", seed=2)[-1]
     assert finals.max() < 2.0  # one binade: the gap is g throughout
     g = BF16.ulp(1.0)
     assert finals.std(ddof=1) == pytest.approx(math.sqrt(k * float(np.float32(delta)) * g), rel=0.2)
@@ -218,7 +223,7 @@ def test_stochastic_updates_spread_like_the_square_root_of_k_delta_g() -> None:
 def test_memory_per_weight_is_the_models() -> None:
     quoted = weight_numbers()["bytes"]
     assert isinstance(quoted, dict)
-    assert {m: int(b) for m, b in quoted.items()} == {m: fpsum.bytes_per_weight(m, BF16) for m in fpsum.UPDATE_METHODS}
+    assert {m: int(b) for m, b in quoted.items()} == {m: bytes_per_weight(m, BF16) for m in UPDATE_METHODS}
     assert quoted["kahan"] == str(2 * int(quoted["nearest"])) and int(quoted["master"]) == int(quoted["nearest"]) + 4
 
 
@@ -257,7 +262,7 @@ def test_bf16_uniform_inputs_give_the_stall_point_in_every_order_there_is() -> N
 
     def added(s: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Each partial sum (rows) plus each input (columns): the float64 sum is exact, so one rounding."""
-        return np.asarray(fpsum.to_format(s[:, np.newaxis] + x, BF16), dtype=np.float64)
+        return np.asarray(to_format(s[:, np.newaxis] + x, BF16), dtype=np.float64)
 
     after = added(below, inputs)
     outside = np.argwhere(~(np.isin(after, below) | (after == BF16.stall_point)))
@@ -291,7 +296,7 @@ def test_sorted_bf16_normal_inputs_turn_where_the_page_says_and_end_far_off() ->
     assert np.sign(r.sorted["ascending"]) != np.sign(r.exact)
     assert abs(r.sorted["descending"] - r.exact) > 5 * (r.random.max() - r.random.min())  # "far worse"
     lowest = r.extremes["ascending_lowest"]
-    assert BF16.ulp(abs(lowest)) == 4 and float(fpsum.lost_below(lowest, BF16, -1.0)) == 2
+    assert BF16.ulp(abs(lowest)) == 4 and float(lost_below(lowest, BF16, -1.0)) == 2
     for name in ("ascending_magnitude", "descending_magnitude"):
         assert r.random.min() <= r.sorted[name] <= r.random.max(), name
 
@@ -299,8 +304,8 @@ def test_sorted_bf16_normal_inputs_turn_where_the_page_says_and_end_far_off() ->
 def test_the_order_figure_is_the_model() -> None:
     for r in orders().values():
         values = ORDERS.inputs(r.fmt, r.kind)
-        np.testing.assert_array_equal(r.random, fpsum.shuffled_totals(values, r.fmt, ORDERS.orders, ORDERS.seed))
-        assert r.exact == float(fpsum.exact_sum(values))
+        np.testing.assert_array_equal(r.random, shuffled_totals(values, r.fmt, ORDERS.orders, ORDERS.seed))
+        assert r.exact == float(exact_sum(values))
 
 
 def test_the_tree_reduction_as_the_page_tells_it() -> None:
@@ -309,12 +314,12 @@ def test_the_tree_reduction_as_the_page_tells_it() -> None:
     """
     for t in trees().values():
         values = ORDERS.inputs(t.fmt, t.kind)
-        assert t.totals[0] == float(fpsum.total("naive", values, t.fmt))
-        assert t.totals[-1] == float(fpsum.methods.pairwise_sum(values, t.fmt))
+        assert t.totals[0] == float(total("naive", values, t.fmt))
+        assert t.totals[-1] == float(pairwise_sum(values, t.fmt))
     bf16 = trees()["bf16_uniform"]
     assert bf16.totals[0] == BF16.stall_point
     first = value(sum_order.correct_from(bf16))
-    rounded = float(fpsum.to_format(bf16.exact, BF16))
+    rounded = float(to_format(bf16.exact, BF16))
     assert np.all(bf16.totals[bf16.workers >= first] == rounded)
     assert np.all(bf16.totals[bf16.workers < first] != rounded)
     for case in ("fp16_uniform", "fp16_normal"):
@@ -329,7 +334,7 @@ def test_a_sum_of_cancelling_inputs_has_no_reproducible_answer_but_reproducible_
     q = ((np.float32(sigma) + x.astype(np.float32)) - np.float32(sigma)).astype(np.float64)  # float32 arithmetic
     r = x - q
     assert np.all(r.astype(np.float32).astype(np.float64) == r)  # the remainders are exact too
-    for order in fpsum.random_orders(x.size, 20, seed=1):
+    for order in random_orders(x.size, 20, seed=1):
         running = np.add.accumulate(q[order].astype(np.float32))
         exact = np.cumsum(q[order])  # float64 holds these partial sums exactly
         assert np.all(running.astype(np.float64) == exact)
@@ -366,7 +371,7 @@ def test_numpy_float16_sums_down_the_columns_stall_in_every_column_and_the_same_
     assert [value(v) for v in run("numpy_fp16_axis_trap")["axis0"].split(" / ")] == [FP16.stall_point] * LIBRARY.columns
     column_major = np.asfortranarray(x).sum(axis=0)
     assert np.array_equal(column_major, [x[:, j].copy().sum() for j in range(LIBRARY.columns)])
-    exact = np.array([float(fpsum.exact_sum(x[:, j])) for j in range(LIBRARY.columns)])
+    exact = np.array([float(exact_sum(x[:, j])) for j in range(LIBRARY.columns)])
     assert np.all(np.abs(column_major.astype(np.float64) - exact) <= FP16.ulps(exact) / 2)  # correctly rounded here
 
 
@@ -375,7 +380,7 @@ def test_numpy_float16_scans_are_the_naive_sum_and_mean_and_sum_accumulate_in_fl
     rounded once (the table's "how it adds").
     """
     x = np.random.default_rng(LIBRARY.seed).random(LIBRARY.n).astype(np.float16)
-    naive = fpsum.running_totals("naive", x, FP16)
+    naive = running_totals("naive", x, FP16)
     np.testing.assert_array_equal(np.cumsum(x), naive)
     np.testing.assert_array_equal(np.add.accumulate(x), naive)
     assert x.sum() == np.float16(x.astype(np.float32).sum())
@@ -384,16 +389,16 @@ def test_numpy_float16_scans_are_the_naive_sum_and_mean_and_sum_accumulate_in_fl
 
 
 @pytest.mark.parametrize(("dtype", "fmt", "prefix"), [(ml_dtypes.bfloat16, BF16, "bf16"),
-                                                      (ml_dtypes.float8_e4m3fn, fpsum.E4M3, "e4m3")])
-def test_ml_dtypes_sums_are_naive_in_the_type_and_the_mean_is_that_sum_divided(dtype: type, fmt: fpsum.Format,
+                                                      (ml_dtypes.float8_e4m3fn, E4M3, "e4m3")])
+def test_ml_dtypes_sums_are_naive_in_the_type_and_the_mean_is_that_sum_divided(dtype: type, fmt: Format,
                                                                                prefix: str) -> None:
     x = np.random.default_rng(LIBRARY.seed).random(LIBRARY.n).astype(dtype)
-    naive = float(fpsum.total("naive", x, fmt))
+    naive = float(total("naive", x, fmt))
     assert float(x.sum()) == naive == fmt.stall_point
-    assert float(x.mean()) == float(fpsum.to_format(naive / LIBRARY.n, fmt))
+    assert float(x.mean()) == float(to_format(naive / LIBRARY.n, fmt))
     printed = run("ml_dtypes_sum_mean")
     assert value(printed[f"{prefix}_sum"]) == naive
-    assert value(printed[f"{prefix}_sum_fp32"]) == pytest.approx(float(fpsum.exact_sum(x)), rel=1e-6)
+    assert value(printed[f"{prefix}_sum_fp32"]) == pytest.approx(float(exact_sum(x)), rel=1e-6)
 
 
 def test_numpy_float16_sums_are_accurate_exactly_when_the_reduced_axis_has_the_smallest_stride() -> None:
@@ -413,7 +418,7 @@ def test_numpy_float16_sums_are_accurate_exactly_when_the_reduced_axis_has_the_s
         smallest = abs(a.strides[axis]) == min(abs(st) for st, size in zip(a.strides, a.shape) if size > 1)
         got = np.asarray(a.sum(axis=axis), dtype=np.float64).ravel()
         lines = np.moveaxis(a, axis, -1).reshape(-1, a.shape[axis])
-        exact = np.array([fpsum.exact_total(line) for line in lines])
+        exact = np.array([exact_total(line) for line in lines])
         accurate = bool(np.all(np.abs(got - exact) <= FP16.ulps(exact)))
         assert accurate == smallest, (a.shape, a.strides, axis)
         outcomes.add(accurate)
@@ -430,11 +435,11 @@ def test_numpy_float16_strided_views_transposes_means_and_the_issues_case_as_the
     x = np.random.default_rng(LIBRARY.seed).random((LIBRARY.n, LIBRARY.columns)).astype(np.float16)
     column = x[:, 0]
     assert column.strides[0] == LIBRARY.columns * column.itemsize and column.sum() == column.copy().sum()
-    exact = float(fpsum.exact_sum(column))
+    exact = float(exact_sum(column))
     assert abs(float(column.sum()) - exact) <= FP16.ulps(np.array([exact]))[0] / 2
     assert np.all(x.T.sum(axis=1) == FP16.stall_point) and np.array_equal(x.T.sum(axis=1), x.sum(axis=0))
     for layout in (x, np.asfortranarray(x)):
-        means = [float(fpsum.to_format(np.array([fpsum.exact_total(x[:, j]) / LIBRARY.n]), FP16)[0])
+        means = [float(to_format(np.array([exact_total(x[:, j]) / LIBRARY.n]), FP16)[0])
                  for j in range(LIBRARY.columns)]
         assert layout.mean(axis=0).tolist() == means
     quoted = run("numpy_fp16_inner_loop")
@@ -479,7 +484,7 @@ def test_python_sum_is_what_this_python_does() -> None:
 
 FIGURES = ("weight-updates", "sum-order", "tree-reduction")
 CSV_HEADERS = {
-    "weight-updates": ["format", "start", "update", "step", "exact", *fpsum.UPDATE_METHODS],
+    "weight-updates": ["format", "start", "update", "step", "exact", *UPDATE_METHODS],
     "sum-order": ["format", "kind", "n", "order", "total", "exact"],
     "tree-reduction": ["format", "kind", "n", "workers", "total", "exact"],
 }
@@ -533,7 +538,7 @@ def test_the_csvs_are_the_models(site_dir: Path) -> None:
     for j, start in enumerate(WEIGHTS.starts):
         last = [r for r in rows if float(r["start"]) == start and int(r["step"]) == WEIGHTS.steps]
         assert len(last) == 1
-        for method in fpsum.UPDATE_METHODS:
+        for method in UPDATE_METHODS:
             assert float(last[0][method]) == t.stored[method][-1, j]
     rows = list(csv.DictReader(io.StringIO((site_dir / "figures" / "sum-order.csv").read_text())))
     for case, r in orders().items():
@@ -590,20 +595,20 @@ def test_the_weight_figure_draws_every_way_in_its_look_in_both_palettes(site_dir
     for name in ("weight-updates.svg", "weight-updates-dark.svg"):
         root = ET.parse(site_dir / "figures" / name).getroot()
         ids = {g.get("id", "") for g in root.iter("{http://www.w3.org/2000/svg}g")}
-        for method in fpsum.UPDATE_METHODS:
+        for method in UPDATE_METHODS:
             assert any(i.startswith(f"look-{weight_updates.look(method)}-") for i in ids), (name, method)
         assert any(i.startswith("look-exact-") for i in ids)
 
 
 def test_the_four_ways_have_looks_of_their_own() -> None:
     """Distinct colours from every other look, WCAG 3:1 on both backgrounds, a dash pattern and a marker each."""
-    mine = [weight_updates.look(m) for m in fpsum.UPDATE_METHODS]
+    mine = [weight_updates.look(m) for m in UPDATE_METHODS]
     others = [look for key, look in LOOKS.items() if key not in mine] + list(INPUT_LOOKS.values())
     taken = {c for look in others for c in (look.light, look.dark)}
-    methods: list[UpdateMethod] = list(fpsum.UPDATE_METHODS)
+    methods: list[UpdateMethod] = list(UPDATE_METHODS)
     for method, key in zip(methods, mine):
         look = LOOKS[key]
-        assert look.label == fpsum.UPDATE_LABELS[method]
+        assert look.label == UPDATE_LABELS[method]
         assert look.light not in taken and look.dark not in taken
         assert contrast(look.light, LIGHT.background) >= 3 and contrast(look.dark, DARK.background) >= 3
         assert look.marker

@@ -20,9 +20,6 @@ import pytest
 
 from browsing import doc_pages, topic_pages
 
-TOPIC_PAGES = topic_pages()
-"""The pages that teach a topic (issue 24), from the nav: each has the two boxes and the Concept, Maths and Code
-sections."""
 SECTIONS = ("concept", "maths", "code", "references")
 """The h2 ids every topic page has, which other pages link to (``page.html#maths``)."""
 ENDINGS = {"References", "Exercises", "Where next"}
@@ -202,10 +199,10 @@ def articles(site_dir: Path) -> dict[str, Article]:
 
 
 def test_the_topic_pages_are_pages_of_the_site() -> None:
-    assert set(TOPIC_PAGES) <= set(doc_pages())
+    assert set(topic_pages()) <= set(doc_pages())
 
 
-@pytest.mark.parametrize("name", TOPIC_PAGES)
+@pytest.mark.parametrize("name", topic_pages())
 def test_a_topic_page_opens_with_in_short_then_what_to_do(articles: dict[str, Article], name: str) -> None:
     blocks = articles[name].blocks
     if blocks and blocks[0].tag == "p":  # the one short lead paragraph allowed before them
@@ -217,7 +214,7 @@ def test_a_topic_page_opens_with_in_short_then_what_to_do(articles: dict[str, Ar
     assert len(opening) == 2, f"{name}: the page ends before its two boxes"
 
 
-@pytest.mark.parametrize("name", TOPIC_PAGES)
+@pytest.mark.parametrize("name", topic_pages())
 def test_a_topic_page_lead_is_short(articles: dict[str, Article], name: str) -> None:
     """At most one lead paragraph before the boxes, and a short one: the boxes are the first screen."""
     page = articles[name]
@@ -227,7 +224,7 @@ def test_a_topic_page_lead_is_short(articles: dict[str, Article], name: str) -> 
         assert len(lead.words) <= LEAD_WORDS, f"{name}: a lead of {len(lead.words)} words: {lead.text[:80]}..."
 
 
-@pytest.mark.parametrize("name", TOPIC_PAGES)
+@pytest.mark.parametrize("name", topic_pages())
 def test_the_in_short_box_is_two_to_four_sentences_or_items(site_dir: Path, name: str) -> None:
     html = (site_dir / name).read_text(encoding="utf-8")
     opening = '<div class="admonition abstract">'
@@ -279,7 +276,7 @@ def test_the_density_counts_numbers_in_prose_only() -> None:
     assert page.prose_words == 11  # the first paragraph's words: not the code's, not the citation's
 
 
-@pytest.mark.parametrize("name", TOPIC_PAGES)
+@pytest.mark.parametrize("name", topic_pages())
 def test_the_section_headings_say_what_the_section_teaches(articles: dict[str, Article], name: str) -> None:
     """The h2 with id concept, maths and code keep their ids (other pages link to them) and their word, and say more."""
     by_id = {h.id: h.text for h in articles[name].h2()}
@@ -324,7 +321,7 @@ def test_the_headings_with_a_token_show_the_models_number(site_dir: Path) -> Non
     assert toc and all(f"FP32 stalls too, at {stall}" in " ".join(t.split()) for t in toc)
 
 
-@pytest.mark.parametrize("name", TOPIC_PAGES)
+@pytest.mark.parametrize("name", topic_pages())
 def test_no_h3_is_a_bare_word(articles: dict[str, Article], name: str) -> None:
     """An h3 in the table of contents says what it teaches: more than one word."""
     bare = [h.text for h in articles[name].headings if h.level == 3 and len(h.text.split()) < 2]
@@ -354,7 +351,7 @@ def test_the_engineer_path_goes_to_the_advice_in_a_few_stops(site_dir: Path) -> 
     assert 3 <= len(links) <= 6, links
     pages = [link.split("#")[0] for link in links]
     assert pages[0] == "accumulation-error.html", links
-    assert set(pages) <= set(TOPIC_PAGES), links
+    assert set(pages) <= set(topic_pages()), links
     for link in links:
         page, _, anchor = link.partition("#")
         assert (site_dir / page).is_file(), link
@@ -362,7 +359,7 @@ def test_the_engineer_path_goes_to_the_advice_in_a_few_stops(site_dir: Path) -> 
             assert f'id="{anchor}"' in (site_dir / page).read_text(encoding="utf-8"), link
 
 
-COURSE_PAGES = [*TOPIC_PAGES, "playground.html"]
+COURSE_PAGES = [*topic_pages(), "playground.html"]
 """The pages a course takes in the navigation's order: the topic pages and the playground's guided experiments."""
 
 
@@ -383,7 +380,7 @@ def test_the_course_path_takes_every_topic_page_in_the_order_of_the_site(site_di
 
 LONG_PAGE_WORDS = 4000
 """A topic page longer than this, in words of its Markdown, folds its Code section (issue 39)."""
-LONG_PAGES = [name for name in TOPIC_PAGES
+LONG_PAGES = [name for name in topic_pages()
               if len((Path(__file__).resolve().parents[2] / "docs" / name.replace(".html", ".md")).read_text().split())
               > LONG_PAGE_WORDS]
 
@@ -415,7 +412,7 @@ def test_a_long_pages_code_is_folded_and_still_found_by_search(site_dir: Path, n
 def test_no_topic_page_repeats_another_ones_figure(site_dir: Path) -> None:
     """A figure is drawn on one topic page; another one links to it (issue 39: the repeated error plot)."""
     seen: dict[str, str] = {}
-    for name in TOPIC_PAGES:
+    for name in topic_pages():
         html = (site_dir / name).read_text(encoding="utf-8")
         for figure in set(re.findall(r'<figure[^>]* id="(fig-[^"]+)"', html)):
             assert figure not in seen, f"{figure} is on {seen.get(figure)} and on {name}"

@@ -9,8 +9,9 @@ from urllib.parse import urlparse
 
 import pytest
 
-import fpsum
 from figures.text import number
+from fpsum.formats import FP16
+from fpsum.race import run_race
 from htmlscan import Page
 
 REPO = Path(__file__).resolve().parents[2]
@@ -96,13 +97,13 @@ def test_no_resource_comes_from_an_external_host(site_dir: Path) -> None:
 def test_numbers_in_the_prose_come_from_the_model(site_dir: Path) -> None:
     """The page quotes the race results that the model computes now."""
     _, parsed = page(site_dir, "accumulation-error.html")
-    race = fpsum.run_race(fpsum.FP16, "uniform")
+    race = run_race(FP16, "uniform")
     assert number(race.final["naive"]) == "2,048"
     for value in (race.final["naive"], race.exact_final):
         assert number(value) in parsed.text
     numbers = json.loads((site_dir / "data" / "numbers.json").read_text())
     assert numbers["race-fp16-uniform.naive"] == number(race.final["naive"])
-    assert numbers["formats-table.fp16.stall"] == number(fpsum.FP16.stall_point)
+    assert numbers["formats-table.fp16.stall"] == number(FP16.stall_point)
     assert "{{" not in parsed.text
 
 

@@ -22,14 +22,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import fpsum
 from figures import dot_accuracy, step_limits
 from figures.text import number
+from fpsum.array_rounding import to_format
 from fpsum.cli import main
-from fpsum.formats import get_format
+from fpsum.formats import FP16, get_format
+from fpsum.methods import total
 from spoken import code_texts, section, spoken_text
 
-FP16 = fpsum.FP16
 LIMITS = step_limits.build("step-limits", step_limits.StepLimitsParams()).numbers
 PLAYGROUND_FORMATS = ("fp16", "bf16", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1")
 
@@ -49,7 +49,7 @@ def run_piped(command: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, object
 
 def to_fp16(values: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
-        return np.asarray(fpsum.to_format(values.astype(np.float64), FP16), dtype=np.float64)
+        return np.asarray(to_format(values.astype(np.float64), FP16), dtype=np.float64)
 
 
 # --- item 5: an FP32 result rounded to FP16 ---------------------------------------------------------
@@ -108,7 +108,7 @@ def test_a_step_loses_at_most_half_a_gap_while_the_exact_sum_is_within_range(nam
     s, x = np.meshgrid(values, values)
     exact = (s + x).ravel()  # exact in float64 for these narrow formats
     with np.errstate(over="ignore", invalid="ignore"):
-        stepped = fpsum.to_format(exact, fmt).astype(np.float64)
+        stepped = to_format(exact, fmt).astype(np.float64)
     inside = (np.abs(exact) <= fmt.max_finite) & (exact != 0)
     assert np.all(np.abs(exact - stepped)[inside] <= page_ulp(exact[inside], name) / 2)
     outside = np.abs(exact) > fmt.max_finite + page_ulp(np.array([fmt.max_finite]), name)[0] / 2
@@ -125,7 +125,7 @@ def test_past_the_largest_value_a_step_saturates_or_gives_nan(key: str, monkeypa
     fmt = get_format(name)
     a = fmt.max_finite
     with np.errstate(over="ignore", invalid="ignore"):
-        result = float(fpsum.total("naive", np.array([a, a]).astype(fmt.dtype), fmt))
+        result = float(total("naive", np.array([a, a]).astype(fmt.dtype), fmt))
     if key == "saturate":
         assert result == a and 2 * a - result > fmt.ulp(a) / 2  # more than half a gap lost
     else:
@@ -177,7 +177,7 @@ def test_past_its_largest_value_each_playground_format_gives_what_the_maths_says
         fmt = get_format(name)
         a = fmt.max_finite
         with np.errstate(over="ignore", invalid="ignore"):
-            result = float(fpsum.total("naive", np.array([a, a]).astype(fmt.dtype), fmt))
+            result = float(total("naive", np.array([a, a]).astype(fmt.dtype), fmt))
         assert (np.isinf(result) if outcome == "inf" else np.isnan(result) if outcome == "nan" else result == a), name
 
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import fpsum
+from fpsum.array_rounding import to_format
+from fpsum.exact import exact_sum
 from fpsum.formats import BF16, E4M3, E5M2, FP16, Format
 from fpsum.textbook import add, kahan, largest_power_of_two_below, naive, neumaier, pairwise, sub
 from reference import NEW_FORMATS
@@ -33,7 +34,7 @@ def values(fmt: Format, n: int, seed: int) -> list[float]:
     """``n`` finite values of ``fmt``, of both signs, over the format's binades (subnormals included)."""
     rng = np.random.default_rng(seed)
     exponents = rng.integers(fmt.emin - 2, fmt.emax - 2, size=n)
-    stored = fpsum.to_format(rng.uniform(-1, 1, size=n) * 2.0**exponents, fmt)
+    stored = to_format(rng.uniform(-1, 1, size=n) * 2.0**exponents, fmt)
     return [float(v) for v in stored.astype(np.float64)]
 
 
@@ -77,8 +78,8 @@ def test_math_fsum_is_correctly_rounded() -> None:
         xs += [-x for x in xs[:20]] + [1e-30, 3.0]  # exact cancellations leave tiny survivors
         rng.shuffle(xs)
         assert math.fsum(xs) == float(sum(map(Fraction, xs), Fraction(0)))
-    stored = fpsum.to_format(rng.uniform(0, 1, 8192), BF16)
-    assert math.fsum(stored.astype(np.float64).tolist()) == float(fpsum.exact_sum(stored))
+    stored = to_format(rng.uniform(0, 1, 8192), BF16)
+    assert math.fsum(stored.astype(np.float64).tolist()) == float(exact_sum(stored))
 
 
 def included_sections() -> list[tuple[str, str, str]]:

@@ -7,7 +7,7 @@ line come apart and the exact total is the zero line.
 
 An SVG written by hand (no plotting library draws it), because it animates
 with SMIL: a clip rectangle whose width grows reveals the lines of both plots over
-:data:`DURATION_S` seconds, a readout shows the current count and every
+:data:`.layout.DURATION_S` seconds, a readout shows the current count and every
 total, and the leaders to the final values fade in at the end.  In a
 standalone file the readout is a film strip stepped by SMIL, so the file
 needs no script; in a page ``race.js`` writes the readout as the clock moves
@@ -33,10 +33,3 @@ Modules, one concern each:
 - :mod:`.labels`: axis and stall labels, the errors' key, the title and description;
 - :mod:`.svg`: the layouts put together, the SVG and the page fragment.
 """
-
-from __future__ import annotations
-
-from .layout import DURATION_S, SERIES
-from .svg import SVG_NS, XLINK_NS, race_figure_html, race_svg
-
-__all__ = ["DURATION_S", "SERIES", "SVG_NS", "XLINK_NS", "race_figure_html", "race_svg"]

@@ -12,7 +12,7 @@ import numpy.typing as npt
 from matplotlib.ticker import MaxNLocator
 
 from fpsum.names import Method
-from fpsum.race import Race
+from fpsum.race import RACE_METHODS, Race
 
 from .errors import LogScale, error_domain, shown_errors
 
@@ -30,8 +30,8 @@ NARROW_HEIGHT = 1066
 NARROW_BELOW = 560
 """Container width (CSS px) at and below which the narrow layout replaces the wide one."""
 
-SERIES: tuple[str, ...] = ("exact", "naive", "wide", "kahan", "pairwise")
-"""Legend and tie-break order: the exact total first, then the methods."""
+SERIES: tuple[str, ...] = ("exact", *RACE_METHODS)
+"""Legend and tie-break order: the exact total first, then the methods the race runs."""
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ import { Pcg64 } from "./rng.js";
 
 /** The methods, as `fpsum sum --method` spells them. */
 export const METHODS = Object.freeze(["naive", "wide", "kahan", "neumaier", "pairwise", "blocked", "stochastic"]);
-/** fpsum.methods.DEFAULT_BLOCK */
+/** fpsum.blocked.DEFAULT_BLOCK */
 export const DEFAULT_BLOCK = 128;
-/** fpsum.methods.ROUNDING_STREAM: stochastic rounding's draws come from PCG64 seeded with [this, seed]. */
+/** fpsum.stochastic_sum.ROUNDING_STREAM: stochastic rounding's draws come from PCG64 seeded with [this, seed]. */
 export const ROUNDING_STREAM = 0x5352;
 
 /**
@@ -151,7 +151,7 @@ function neumaier(v, r, out) {
 
 /**
  * The largest power of two strictly below n >= 2: the size of the left part
- * of a pairwise sum (fpsum.methods.pairwise_split).
+ * of a pairwise sum (fpsum.pairwise.pairwise_split).
  * @param {number} n
  * @returns {number}
  */
@@ -162,7 +162,7 @@ export function pairwiseSplit(n) {
 }
 
 /**
- * Pairwise sum, as fpsum.methods.pairwise_sum: a power-of-two count is a
+ * Pairwise sum, as fpsum.pairwise.pairwise_sum: a power-of-two count is a
  * balanced tree added a level at a time (pairs, pairs of pairs, ...); any
  * other n is (balanced sum of the first pairwiseSplit(n)) + (pairwise sum of
  * the rest).  NaN and inf propagate up the tree; -0 + -0 stays -0.
@@ -209,7 +209,7 @@ function balanced(v, start, size, r, scratch) {
 }
 
 /**
- * The pairwise sum of every prefix, as fpsum.methods.pairwise_running: in
+ * The pairwise sum of every prefix, as fpsum.pairwise.pairwise_running: in
  * every aligned block of 2**(L+1) inputs, the entries of the right half get
  * the balanced sum of the left half added, level by level from the pairs up.
  * @param {Float64Array} v @param {Rounder} r @param {Float64Array} out
@@ -234,7 +234,7 @@ function pairwiseRunning(v, r, out) {
 }
 
 /**
- * Blocked sum, as fpsum.methods.blocked_sum: the naive sum of each block of
+ * Blocked sum, as fpsum.blocked.blocked_sum: the naive sum of each block of
  * `block` inputs (each from its first input; the last block may be shorter),
  * then the naive sum of the block sums.  NaN, inf and -0 as in naive.
  * @param {Float64Array} v @param {Rounder} r @param {number} block
@@ -253,7 +253,7 @@ function blocked(v, r, block) {
 }
 
 /**
- * Blocked running totals, as fpsum.methods.blocked_running: entry i in
+ * Blocked running totals, as fpsum.blocked.blocked_running: entry i in
  * block 0 is the naive partial sum; in block k >= 1 it is
  * fl(naive sum of the sums of blocks 0..k-1 + partial sum of block k).
  * @param {Float64Array} v @param {Rounder} r @param {number} block @param {Float64Array} out
@@ -277,7 +277,7 @@ function blockedRunning(v, r, block, out) {
 /**
  * Naive summation with stochastic rounding from +0, s = SR(s + x), one
  * uniform draw per addition from PCG64 seeded with [ROUNDING_STREAM, seed]
- * (fpsum.methods.stochastic_running: its draws for trial 0 are the
+ * (fpsum.stochastic_sum.stochastic_running: its draws for trial 0 are the
  * stream's doubles in order).  See rounding.stochasticRound for NaN,
  * overflow and -0.
  * @param {Float64Array} v @param {Readonly<Format>} fmt @param {number} seed @param {Float64Array | null} out

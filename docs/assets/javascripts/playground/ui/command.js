@@ -4,7 +4,7 @@
  * Drawn inputs with the race's own options (stochastic rounding seeded by the inputs' seed, blocks
  * of 128) are one `fpsum race`, which prints every method's total and the exact one. Other options,
  * or the reader's own numbers, go through `fpsum sum` on a file of the inputs, one method at a
- * time: the inputs are drawn by the model itself (`fpsum.make_inputs`), or are the reader's numbers,
+ * time: the inputs are drawn by the model itself (`fpsum.inputs.make_inputs`), or are the reader's numbers,
  * which `fpsum sum` rounds to the format as the page does. Where the page's drawn inputs are not
  * the model's (`inputsMatchFpsum`), the file is the page's inputs, to download. Lines stay within
  * 56 characters, so that the block fits a phone.
@@ -94,8 +94,8 @@ export function commandFor(e) {
     return { text: [`fpsum race --format ${e.format} --inputs ${e.inputs} \\`, `  --n ${e.n} --seed ${e.seed}`].join("\n"),
       file: null, note: "It prints every method's total, the exact total, and where each stalled." };
   }
-  const draw = ["python -c 'import fpsum", `f = fpsum.get_format("${e.format}")`,
-    `x = fpsum.make_inputs("${e.inputs}", ${e.n}, f, ${e.seed})`,
+  const draw = ["python -c 'from fpsum.formats import get_format", "from fpsum.inputs import make_inputs",
+    `f = get_format("${e.format}")`, `x = make_inputs("${e.inputs}", ${e.n}, f, ${e.seed})`,
     "print(*x.astype(float).tolist(), sep=\"\\n\")' \\", "  > inputs.txt"];
   return { text: [...draw, ...sumLoop(e, "inputs.txt")].join("\n"), file: null,
     note: "The model draws the inputs into inputs.txt; each fpsum sum prints its method's result on them." };

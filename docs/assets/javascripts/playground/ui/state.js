@@ -12,7 +12,7 @@ import { grouped } from "./dom.js";
 
 export { CONSTANT, DEFAULT_BLOCK };
 export const MAX_N = 2 ** 20;
-/** The race figures' methods (fpsum.RACE_METHODS): what a fresh page races. */
+/** The race figures' methods (fpsum.race.RACE_METHODS): what a fresh page races. */
 export const DEFAULT_METHODS = Object.freeze(["naive", "wide", "kahan", "pairwise"]);
 
 /**
