@@ -18,6 +18,7 @@ import pytest
 
 from browsing import REPO
 from conftest import once_per_run
+from repo_copy import NODE_PACKAGES
 from repocopy import BuiltCopy
 
 VENV = REPO / ".venv"
@@ -68,10 +69,13 @@ def publish(folder: Path, copy: BuiltCopy) -> str | None:
     (folder / "remote-refs-before").write_text(git(origin, "for-each-ref"))
     (folder / "head-before").write_text(git(repo, "rev-parse", "main"))
     # The repository's environment, not one of the clone's own (its stamp is taken as up to date),
-    # and the clone's model on the path, as in every build of a copy (repocopy.build_copy).
+    # and the clone's model on the path, as in every build of a copy (repocopy.build_copy).  The npm
+    # packages are the real tree's, linked (repo_copy.NODE_PACKAGES): their stamps are taken as up to
+    # date too, or make, finding the copy's package files newer, would run npm ci in the real tree.
     env = dict(os.environ, **IDENTITY, PYTHONPATH=str(repo / "src"))
+    stamps = [f"--old-file={packages}/.installed" for packages in NODE_PACKAGES]
     result = subprocess.run(
-        ["make", f"--old-file={VENV}/.installed", "publish-version", f"VENV={VENV}"],
+        ["make", f"--old-file={VENV}/.installed", *stamps, "publish-version", f"VENV={VENV}"],
         cwd=repo, env=env, capture_output=True, text=True, check=False, timeout=PUBLISH_TIMEOUT_S,
     )
     (folder / "output").write_text(result.stdout + result.stderr)
