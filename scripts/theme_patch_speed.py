@@ -87,6 +87,10 @@ VARIANTS = (
     Variant("no search.html fork", no_fork=True),
 )
 
+Runs = dict[tuple[Variant, str], list[dict[str, float | None]]]
+"""Each variant's loads of each page, in the order of the runs."""
+
+
 # Runs before the page's own scripts: observers for the measures, and the Element Timing marks.
 PROBE = """(() => {
   const m = window.__speed = {longtasks: [], element: {}, move: null, running: null};
@@ -200,6 +204,12 @@ def values(loads: list[dict[str, float | None]], name: str) -> list[float]:
     return [value for found in loads if (value := found[name]) is not None]
 
 
+def paired(loads: list[dict[str, float | None]], baseline: list[dict[str, float | None]], name: str) -> list[float]:
+    """Each load's ``name`` less that of the baseline's load of the same run, where both took it."""
+    return [here - there for load, base in zip(loads, baseline)
+            if (here := load[name]) is not None and (there := base[name]) is not None]
+
+
 def cell(numbers: list[float]) -> str:
     """``median [min, max]``, rounded to 10 ms; a dash if no run gave a value."""
     if not numbers:
@@ -225,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             if not (site / "index.html").is_file():
                 print(f"building: {variant.name}", file=sys.stderr, flush=True)
                 build(variant, site)
-        runs: dict[tuple[Variant, str], list[dict[str, float | None]]] = {}
+        runs: Runs = {}
         flags = ["--no-sandbox", *(flag for flag in CHROME_FLAGS if not flag.startswith("--headless"))]
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=flags)
@@ -238,8 +248,14 @@ def main(argv: list[str] | None = None) -> int:
                             waits = "theme_on_demand.py" not in variant.drop
                             runs.setdefault((variant, page), []).append(load(browser, root + page, waits, log))
             browser.close()
+    report(runs, args.runs)
+    return 0
+
+
+def report(runs: Runs, count: int) -> None:
+    """Print the table of each page and variant, then the differences of all pages together, in Markdown."""
     print(f"CPU {CPU_SLOWDOWN}x slower, {LATENCY_MS} ms, {DOWN_BPS / 1e6:g} Mbps down, {UP_BPS / 1e3:g} kbps up "
-          f"(applied); {args.runs} runs; ms, median [min-max]; Δ: paired difference from all patches; "
+          f"(applied); {count} runs; ms, median [min, max]; Δ: paired difference from all patches; "
           "KB gzipped as sent before the first move, median\n")
     print("| page | variant | FCP | Δ FCP | readable | Δ readable | TBT | move to bundle | JS KB | CSS KB | all KB |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -250,13 +266,20 @@ def main(argv: list[str] | None = None) -> int:
             columns = []
             for name in PAIRED:
                 columns.append(cell(values(measured, name)))
-                deltas = [(m[name] or 0) - (b[name] or 0) for m, b in zip(measured, baseline)
-                          if m[name] is not None and b[name] is not None]
-                columns.append("" if variant is VARIANTS[0] else cell(deltas))
+                columns.append("" if variant is VARIANTS[0] else cell(paired(measured, baseline, name)))
             columns += [cell(values(measured, name)) for name in TIMES]
             columns += [f"{statistics.median(values(measured, name)):.0f}" for name, _ in BYTES]
             print(f"| {page} | {variant.name} | " + " | ".join(columns) + " |")
-    return 0
+    print("\nAll pages together (each load paired with all patches' load of its page in its run):\n")
+    print("| variant | Δ FCP | Δ readable |")
+    print("|---|---|---|")
+    for variant in VARIANTS[1:]:
+        pooled = []
+        for name in PAIRED:
+            pairs = [paired(runs[(variant, page)], runs[(VARIANTS[0], page)], name) for page in PAGES]
+            pooled.append(cell([d for deltas in pairs for d in deltas]))
+        print(f"| {variant.name} | " + " | ".join(pooled) + " |")
+
 
 if __name__ == "__main__":
     raise SystemExit(main())
