@@ -23,9 +23,8 @@ from urllib.parse import unquote, urlsplit
 COMPRESSIBLE = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".csv", ".txt", ".map"}
 MIN_GZIP_BYTES = 512
 HASHED = re.compile(r"\.[0-9a-f]{8}(\.min)?\.(css|js|svg)$")
-"""Files named by their content's hash: mkdocs-material's assets, the site's joined style sheet
-(hooks/content/one_stylesheet.py) and its icons (hooks/theme/icon_sprite.py); served as a real host would,
-cacheable for a year."""
+"""Files named by their content's hash: mkdocs-material's assets and the site's joined style sheet
+(hooks/content/one_stylesheet.py); served as a real host would, cacheable for a year."""
 
 
 class GzipHandler(http.server.BaseHTTPRequestHandler):

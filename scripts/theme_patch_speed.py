@@ -81,10 +81,6 @@ class Variant:
 VARIANTS = (
     Variant("all patches"),
     Variant("no theme_on_demand, table_wraps", ("theme_on_demand.py", "table_wraps.py")),
-    Variant("no theme_on_demand, table_wraps, compile_hints",
-            ("theme_on_demand.py", "table_wraps.py", "compile_hints.py")),
-    Variant("no compile_hints", ("compile_hints.py",)),
-    Variant("no icon_sprite", ("icon_sprite.py",)),
     Variant("no code_blocks", ("code_blocks.py",)),
     Variant("no search.html fork", no_fork=True),
 )

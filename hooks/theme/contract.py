@@ -3,7 +3,7 @@
 Every patch in hooks/theme/ names here what it reads, rewrites or forks in
 mkdocs-material: a global of its scripts, a class or selector of its bundle
 or style sheet, a block of its base template, the shape of its bundle's
-``<script>`` tag, the icons of its sheet, a partial (by the SHA-256 of the
+``<script>`` tag, a partial (by the SHA-256 of the
 upstream text the fork was made from).  :func:`problems` checks a theme
 folder (mkdocs-material's ``templates``) and returns one line per target
 that is missing or changed, naming the patch; as a hook, this module stops
@@ -35,12 +35,12 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # mkdocs loads hooks by file path
-from hooks.theme import code_blocks, icon_sprite  # noqa: E402
+from hooks.theme import code_blocks  # noqa: E402
 from hooks.theme.names import BUNDLE, SCROLLWRAP, TABLE_PAD, WRAPPED_TABLES  # noqa: E402
 
 BASE = "base.html"
 SCRIPT_GLOBALS = "partials/javascripts/base.html"
-MAIN_CSS = icon_sprite.THEME_SHEET.pattern
+MAIN_CSS = r"assets/stylesheets/main\.[0-9a-f]+\.min\.css"
 PALETTE_CSS = r"assets/stylesheets/palette\.[0-9a-f]+\.min\.css"
 
 
@@ -117,8 +117,6 @@ TARGETS: tuple[Target, ...] = (
     Target("table_wraps.py", MAIN_CSS, f".{TABLE_PAD}", "main.css's rules for the box that pads a table"),
     Target("overrides/assets/javascripts/a11y.js", BUNDLE, '"md-code__nav"',
            "the class of a code block's <nav>, which a11y.js names"),
-    # The bundle's compile hint: the bundle itself (an empty text is in any file).
-    Target("compile_hints.py", BUNDLE, "", "the bundle, at whose top the build puts the compile hint"),
     # The code blocks the bundle sets up lazily.
     Target("code_blocks.py", BUNDLE, "content.lazy", "the feature that sets a code block up when it comes into view"),
     # The site without an address.
@@ -141,7 +139,7 @@ FORKS: tuple[Fork, ...] = (
 
 
 def theme_files(theme: Path) -> list[str]:
-    """The paths of the files in the theme folder ``theme``, relative to it (hidden folders, the icons, left out)."""
+    """The paths of the files in the theme folder ``theme``, relative to it (hidden folders and the icons left out)."""
     paths = []
     for folder, dirs, files in os.walk(theme):
         dirs[:] = [name for name in dirs if not name.startswith(".")]
@@ -155,15 +153,6 @@ def one_file(theme: Path, paths: list[str], pattern: str) -> tuple[str | None, s
     if len(found) != 1:
         return None, f"{len(found)} files of mkdocs-material match {pattern}, expected 1"
     return (theme / found[0]).read_text(encoding="utf-8"), found[0]
-
-
-def icon_problem(css: str) -> str | None:
-    """Why icon_sprite.py cannot read the icons of mkdocs-material's main sheet ``css``, or None if it can."""
-    try:
-        icon_sprite.sprite(icon_sprite.theme_icons(css))
-    except PluginError as error:
-        return str(error).removeprefix("icon_sprite: ")
-    return None
 
 
 @cache  # the installed library's, whatever the theme: once per process
@@ -218,10 +207,6 @@ def problems(theme: Path) -> list[str]:
         elif hashlib.sha256(text.encode()).hexdigest() != fork.sha256:
             lines.append(f"{fork.patch}: mkdocs-material's {where} has changed since it was forked: "
                          "make the fork again from the new one, and put the new SHA-256 in hooks/theme/contract.py")
-    css, where = one_file(theme, paths, MAIN_CSS)
-    problem = where if css is None else icon_problem(css)
-    if problem:
-        lines.append(f"icon_sprite.py: {problem}")
     for patch, check in LIBRARY_CHECKS:
         problem = check()
         if problem:

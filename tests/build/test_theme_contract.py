@@ -19,7 +19,6 @@ import re
 import shutil
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import material
 import pytest
@@ -28,7 +27,7 @@ from mkdocs.exceptions import PluginError
 from repocopy import REPO
 
 sys.path.insert(0, str(REPO))
-from hooks.theme import code_blocks, compile_hints, contract  # noqa: E402
+from hooks.theme import code_blocks, contract  # noqa: E402
 from hooks.theme.names import BUNDLE, SCROLLWRAP, TABLE_BOX, TABLE_PAD  # noqa: E402
 
 INSTALLED = Path(material.__file__).parent / "templates"
@@ -77,7 +76,7 @@ def test_the_pinned_theme_holds_every_target() -> None:
 def test_every_patch_in_hooks_theme_declares_a_target() -> None:
     """Each patch file (not the contract, its names, nor the loader the hook inlines) has a target or a check."""
     declared = {t.patch for t in contract.TARGETS} | {f.patch for f in contract.FORKS} \
-        | {patch for patch, _ in contract.LIBRARY_CHECKS} | {"icon_sprite.py"}
+        | {patch for patch, _ in contract.LIBRARY_CHECKS}
     theme = REPO / "hooks" / "theme"
     patches = {path.relative_to(theme).as_posix() for path in theme.rglob("*") if path.is_file()
                and path.suffix in {".py", ".html", ".js"} and "__pycache__" not in path.parts} \
@@ -138,28 +137,6 @@ def test_the_forks_were_made_from_the_pinned_partials() -> None:
     fork, upstream = fork[fork.index("-#}") + 1:], upstream[upstream.index("-#}") + 1:]
     assert len(fork) == len(upstream)
     assert [i for i, (a, b) in enumerate(zip(fork, upstream)) if a != b] == [0]
-
-
-def test_icons_in_a_form_icon_sprite_cannot_read_name_it(theme: Path) -> None:
-    rename(theme, contract.MAIN_CSS, 'url("data:image/svg+xml;charset=utf-8,<svg',
-           'url("data:image/svg+xml;charset=utf-8,%3Csvg')
-    assert [line for line in contract.problems(theme) if line.startswith("icon_sprite.py: ")]
-
-
-def test_compile_hints_without_a_bundle_stops_the_build(tmp_path: Path) -> None:
-    (tmp_path / "assets" / "javascripts").mkdir(parents=True)
-    (tmp_path / "assets" / "javascripts" / "bundle.min.js").write_text("x", encoding="utf-8")
-    with pytest.raises(PluginError, match=r"^compile_hints\.py: 0 files in the built site"):
-        compile_hints.on_post_build(SimpleNamespace(site_dir=str(tmp_path)))  # type: ignore[arg-type]
-
-
-def test_compile_hints_hints_the_one_bundle(tmp_path: Path) -> None:
-    bundle = tmp_path / "assets" / "javascripts" / "bundle.0123abcd.min.js"
-    bundle.parent.mkdir(parents=True)
-    bundle.write_text("code", encoding="utf-8")
-    compile_hints.on_post_build(SimpleNamespace(site_dir=str(tmp_path)))  # type: ignore[arg-type]
-    compile_hints.on_post_build(SimpleNamespace(site_dir=str(tmp_path)))  # type: ignore[arg-type]
-    assert bundle.read_text(encoding="utf-8") == compile_hints.HINT + "code"
 
 
 def test_code_blocks_stop_on_a_pre_not_from_pymdownx_highlight() -> None:
