@@ -34,12 +34,14 @@ def loaded_files() -> list[str]:
     return sorted(str(Path(name).resolve()) for name in files if name)
 
 
-def build_alone(record: Record) -> tuple[Built, float, list[str]]:
-    """``record`` built here, the seconds it took, and :func:`loaded_files` after it.
+def build_alone(record: Record, list_modules: bool = True) -> tuple[Built, float, list[str]]:
+    """``record`` built here, the seconds it took, and :func:`loaded_files` after it (empty unless
+    ``list_modules``: :mod:`figures.build` builds every record through here, and lists them only when asked).
 
-    A failure comes back as a plain message with its location, as
-    :func:`figures.build` reports one (the module that finds the location is
-    imported only then, so a build that succeeds never loads it).
+    A failure comes back as a plain message with its location: a worker's
+    traceback does not survive the trip between processes (the module that
+    finds the location is imported only then, so a build that succeeds never
+    loads it).
     """
     start = time.perf_counter()
     try:
@@ -48,4 +50,4 @@ def build_alone(record: Record) -> tuple[Built, float, list[str]]:
         from .errors import located
 
         raise RuntimeError(f"{type(error).__name__}: {error} [at {located(error)}]") from None
-    return built, time.perf_counter() - start, loaded_files()
+    return built, time.perf_counter() - start, loaded_files() if list_modules else []

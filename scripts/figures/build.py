@@ -14,7 +14,6 @@ import json
 import multiprocessing
 import os
 import pkgutil
-import time
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from pathlib import Path
 from types import ModuleType
@@ -72,18 +71,11 @@ def registry() -> list[Record]:
 
 def _make(record: Record, key: str) -> tuple[Built, float, list[str]]:
     """Build one record and store it in the cache (possibly in a worker process); with the seconds it took
-    (and no modules: :func:`figures.alone.build_alone` lists them).
-
-    A failure comes back as a plain message with its location: a worker's
-    traceback does not survive the trip between processes.
+    (and no modules listed: :func:`figures.alone.build_alone` builds it).
     """
-    start = time.perf_counter()
-    try:
-        built = record.build(record.id, record.params)
-    except Exception as error:
-        raise RuntimeError(f"{type(error).__name__}: {error} [at {located(error)}]") from None
+    built, seconds, modules = build_alone(record, list_modules=False)
     store(key, record.id, built)
-    return built, time.perf_counter() - start, []
+    return built, seconds, modules
 
 
 def _fail(record: Record, error: BaseException) -> FigureError:
