@@ -57,15 +57,35 @@ def open_unstarted(visits: list[Visit], browser: Browser, site_url: str, page: s
     return visit
 
 
-def hold_bundle(page: Page) -> list[Route]:
-    """Requests for the bundle wait, answered only when the test lets them go (``route.continue_()``)."""
-    held: list[Route] = []
+class HeldBundle:
+    """Holds the page's requests for the bundle until ``release``; requests that come after it pass.
 
-    def hold(route: Route) -> None:
-        held.append(route)
+    The script tag is in the page before its request reaches the route, so ``release`` first waits
+    for a request to be held: letting go of an empty list would leave the late one held for ever.
+    """
 
-    page.route(BUNDLE, hold)
-    return held
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.routes: list[Route] = []
+        self.released = False
+        page.route(BUNDLE, self._hold)
+
+    def _hold(self, route: Route) -> None:
+        if self.released:
+            route.continue_()
+        else:
+            self.routes.append(route)
+
+    def release(self, timeout_ms: int = 10_000) -> None:
+        """Let the held requests go, after waiting up to ``timeout_ms`` for the first (AssertionError if none)."""
+        waited = 0
+        while not self.routes and waited < timeout_ms:
+            self.page.wait_for_timeout(20)  # the route's handler runs while playwright waits
+            waited += 20
+        assert self.routes, "the page asked for no bundle"
+        self.released = True
+        for route in self.routes:
+            route.continue_()
 
 
 @pytest.mark.parametrize("screen", [SCREENS[1], SCREENS[3]], ids=lambda s: s.name)
@@ -115,15 +135,14 @@ def test_a_palette_toggle_before_the_bundle_runs_takes_effect_and_stays(browser:
     first, other = ("default", "slate") if system == "light" else ("slate", "default")
     arrived = page.evaluate(PALETTE_JS)
     assert arrived["scheme"] == first and arrived["shown"].count(True) == 1, arrived
-    held = hold_bundle(page)
+    held = HeldBundle(page)
     page.locator("[data-md-component=palette] label:not([hidden])").click()
     page.wait_for_function("() => document.querySelectorAll('script[src*=\"bundle.\"]').length === 1")
     toggled = page.evaluate(PALETTE_JS)
     assert not page.evaluate(RUNNING_NOW_JS), "the bundle ran although it was held"
     assert toggled["scheme"] == other and toggled["stored"] == other, toggled
     assert toggled["shown"] == [not shown for shown in arrived["shown"]], toggled
-    for route in held:
-        route.continue_()
+    held.release()
     page.wait_for_function(THEME_RUNNING_JS)
     assert page.evaluate(PALETTE_JS) == toggled, "the bundle started from another palette"
     visit.settle()  # the search worker's files loaded: a reload would cut them off (net::ERR_ABORTED), seen under load
@@ -136,13 +155,12 @@ def test_a_tap_on_search_before_the_bundle_runs_focuses_the_field_and_searches(b
                                                                                visits: list[Visit]) -> None:
     visit = open_unstarted(visits, browser, site_url, "index.html", SCREENS[1], has_touch=True, is_mobile=True)
     page = visit.page
-    held = hold_bundle(page)
+    held = HeldBundle(page)
     page.locator("header label.md-header__button[for=__search]").tap()
     page.wait_for_function("() => document.activeElement.matches('[data-md-component=search-query]')")
     assert page.evaluate("document.getElementById('__search').checked"), "the search did not open"
     page.keyboard.type("kahan")
-    for route in held:
-        route.continue_()
+    held.release()
     page.wait_for_function(THEME_RUNNING_JS)
     page.locator(".md-search-result__item").first.wait_for(state="visible")
     assert visit.problems() == []
