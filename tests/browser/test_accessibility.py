@@ -29,7 +29,6 @@ from browsing import (
     skip_blocks_again,
     wait_for_clock,
 )
-from screens import SCREENS, Screen
 
 PAGES = all_pages()
 Opened = Callable[[str], Visit]
@@ -81,39 +80,6 @@ def test_axe_finds_no_violation_in_either_palette(opened: Opened, axe: Axe, name
     finally:
         set_scheme(page, "default")
         skip_blocks_again(page)
-
-
-# The lowest edge, in page pixels, of any text in the article, and the article's own bottom edge.
-LOWEST_TEXT_JS = """() => {
-  const article = document.querySelector('article');
-  // A closed fold's contents are laid out when asked where they are, but shown to no one (axe counts them
-  // hidden): only its summary is on the page.
-  const bottoms = [...article.querySelectorAll('a, p, li, td, th, span, code, figcaption, summary')]
-    .filter(e => {
-      const fold = e.closest('details:not([open])'), summary = e.closest('summary');
-      return !fold || (summary !== null && summary.parentElement === fold
-                       && !fold.parentElement.closest('details:not([open])'));
-    })
-    .map(e => e.getBoundingClientRect()).filter(r => r.height > 0).map(r => r.bottom);
-  return [Math.max(...bottoms) + scrollY, article.getBoundingClientRect().bottom + scrollY];
-}"""
-
-
-@pytest.mark.parametrize("screen", SCREENS, ids=lambda screen: screen.name)
-@pytest.mark.parametrize("name", PAGES)
-def test_no_text_reaches_below_the_article_while_blocks_are_skipped(browser: Browser, site_url: str, name: str,
-                                                                   screen: Screen) -> None:
-    """Just loaded, most blocks skipped off screen (layout.css): a skipped block's text, laid out at its real
-    height in a box of guessed height, never reaches below the article, where a contrast check (axe, as
-    Lighthouse runs it on the loaded page) would take the footer's dark background for the text's.
-    """
-    visit = Visit(browser, site_url, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
-    try:
-        visit.goto(name)
-        lowest, article_bottom = visit.page.evaluate(LOWEST_TEXT_JS)
-    finally:
-        visit.close()
-    assert lowest <= article_bottom + 1, f"{name}: text {lowest - article_bottom:.0f} px below the article"
 
 
 # ---------------------------------------------------------------- text alternatives

@@ -1,143 +1,35 @@
-"""Every figure's smallest text, as chromium draws it on each screen in each palette, is at least 11 CSS px.
+"""Every figure's smallest text in the dark palette, on a phone whose system prefers dark, is at least 11 CSS px.
 
-For a static figure the test reads the image the browser chose
-(``currentSrc``: the narrow or the wide layout, light or dark), loads that
-SVG into the page at the width the image is shown, and asks the browser for
-each drawn text's font size (text and tspan, each its own size) times the
-scale its transforms and the viewBox give it (``getScreenCTM``).  A race is
-an inline SVG: its texts are measured where they are.  On a phone no wide
-layout may be fetched, and no file of the other palette: the page opens in the
+The light palette is measured on every screen on each page's one load per screen
+(``test_fits_screen``); the dark figures are the light ones recoloured
+(tests/build/test_figure_layout.py), so the dark palette is measured on the
+first screen, where it must fetch only its own SVGs: the page opens in the
 palette the reader's system prefers, as a reader's first visit does.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser
 
-from browsing import DOCS, Visit, doc_pages, show
-from figures.gallery import GALLERY_ID
-from screens import SCHEMES, SCREENS, Screen
+from browsing import Visit
+from figure_text import FIGURE_PAGES, figure_text_problems
+from screens import SCHEMES, SCREENS
 
-MIN_TEXT_PX = 11.0
-"""The issue's floor, in CSS px (written here, not imported from the builders it tests)."""
-
-
-def _source(page: str) -> Path:
-    return DOCS / Path(page).with_suffix(".md")
+PHONE, DARK = SCREENS[0], SCHEMES[1]
 
 
-FIGURE_PAGES = [page for page in doc_pages()
-                if re.search(rf"\{{\{{ figure (?!{GALLERY_ID}\b)", _source(page).read_text(encoding="utf-8"))]
-"""The pages that place a figure (or table), from their Markdown; the teaching page's gallery, placed the same
-way, is a list of files, not a figure."""
-
-# The smallest drawn text of one SVG element tree, in CSS px: each text or tspan that holds text of its
-# own and is drawn (no ancestor with display none: checkVisibility does not see that inside an SVG, and
-# a race hides its other layout so), its computed font size times the scale from its user units to the
-# screen.
-SMALLEST_IN_SVG_JS = """() => {
-const drawn = (el) => {
-  if (getComputedStyle(el).visibility === 'hidden') return false;
-  for (let e = el; e; e = e.parentElement) if (getComputedStyle(e).display === 'none') return false;
-  return true;
-};
-window.__smallestInSvg = (svg) => {
-  let smallest = null;
-  for (const el of svg.querySelectorAll('text, tspan')) {
-    const own = [...el.childNodes].some(n => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
-    if (!own || !drawn(el)) continue;
-    const m = el.getScreenCTM();
-    if (!m) continue;
-    const px = parseFloat(getComputedStyle(el).fontSize) * Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
-    if (smallest === null || px < smallest.px) smallest = {px, text: el.textContent.trim()};
-  }
-  return smallest;
-};
-}"""
-
-# For one <figure>: the smallest text of the image it shows (its SVG loaded at the image's shown width)
-# or of its inline race SVG; null for a figure with neither (a table).
-FIGURE_TEXT_JS = """
-async (figure) => {
-  const race = figure.querySelector('.race > svg');
-  if (race) {
-    const smallest = window.__smallestInSvg(race);
-    return smallest && {...smallest, src: 'inline race', width: race.getBoundingClientRect().width};
-  }
-  const img = [...figure.querySelectorAll('img')].find(i => i.checkVisibility());
-  if (!img) return null;
-  const src = img.currentSrc;
-  const width = img.getBoundingClientRect().width;
-  const text = await (await fetch(src)).text();
-  const drawn = new DOMParser().parseFromString(text, 'image/svg+xml').documentElement;
-  const svg = document.importNode(drawn, true);
-  const [, , boxWidth, boxHeight] = svg.getAttribute('viewBox').split(/[ ,]+/).map(Number);
-  svg.setAttribute('width', `${width}px`);
-  svg.setAttribute('height', `${width * boxHeight / boxWidth}px`);
-  const holder = document.createElement('div');
-  holder.style.cssText = 'position: absolute; left: 0; top: 0; opacity: 0; pointer-events: none;';
-  holder.appendChild(svg);
-  document.body.appendChild(holder);
-  try {
-    const smallest = window.__smallestInSvg(svg);
-    return smallest && {...smallest, src, width};
-  } finally {
-    holder.remove();
-  }
-}
-"""
-
-FIGURE_SVG = re.compile(r"/figures/([a-z0-9-]+?)(-narrow)?(-dark)?\.svg$")
-
-
-# Text sizes on every screen in the light palette; the dark figures are the light ones recoloured
-# (tests/build/test_figure_layout.py), so the dark palette is measured on the first screen, where it
-# must fetch only its own SVGs.
-SCREEN_PALETTES = [(screen, SCHEMES[0]) for screen in SCREENS] + [(SCREENS[0], SCHEMES[1])]
-
-
-@pytest.mark.parametrize(("screen", "scheme"), SCREEN_PALETTES, ids=[f"{s.name}-{p}" for s, p in SCREEN_PALETTES])
 @pytest.mark.parametrize("name", FIGURE_PAGES)
-def test_every_figure_draws_its_smallest_text_at_11_css_px_or_more(browser: Browser, site_url: str, site_dir: Path,
-                                                                  name: str, screen: Screen, scheme: str) -> None:
-    preferred = "dark" if scheme == "slate" else "light"
-    visit = Visit(browser, site_url, name, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone,
-                  color_scheme=preferred)
+def test_every_figure_draws_its_smallest_text_at_11_css_px_or_more_in_the_dark(
+        browser: Browser, site_url: str, site_dir: Path, name: str) -> None:
+    visit = Visit(browser, site_url, name, viewport=PHONE.viewport, is_mobile=True, has_touch=True,
+                  color_scheme="dark")
     try:
-        page = visit.page
-        shown = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
-        assert shown == scheme, f"a system that prefers {preferred} got the palette {shown}"
-        page.evaluate(SMALLEST_IN_SVG_JS)
-        measured, small = 0, []
-        for figure in page.locator("figure.fpsum-figure").all():
-            if figure.locator("img, .race").count() == 0:
-                continue  # a table
-            race = figure.locator(".race")
-            show(race if race.count() else figure)  # a race is drawn once near the view: show waits for it
-            image = figure.locator("img:visible")
-            if image.count():
-                image.first.scroll_into_view_if_needed()
-                page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=image.first.element_handle())
-            found = figure.evaluate(FIGURE_TEXT_JS)
-            assert found is not None, f"{figure.get_attribute('id')}: no drawn text found"
-            measured += 1
-            if found["px"] < MIN_TEXT_PX:
-                small.append(f"{figure.get_attribute('id')}: {found['text']!r} at {found['px']:.2f} px "
-                             f"({found['src']} shown {found['width']:.0f} px wide)")
-        assert measured, f"{name} places a figure, and none was measured"
-        assert not small, f"text under {MIN_TEXT_PX} CSS px at {screen.name}, {scheme}:\n" + "\n".join(small)
-        fetched = [FIGURE_SVG.search(url.split("#")[0]) for url in visit.requests]
-        svgs = [(match[1], bool(match[2]), bool(match[3])) for match in fetched if match]
-        if screen.phone:
-            wide = [figure_id for figure_id, narrow, _ in svgs
-                    if not narrow and (site_dir / "figures" / f"{figure_id}-narrow.svg").exists()]
-            assert not wide, f"a phone fetched the wide layout of {sorted(set(wide))}"
-        other = [figure_id for figure_id, _, is_dark in svgs if is_dark != (scheme == "slate")]
-        assert not other, f"the {scheme} palette fetched the other palette's SVG of {sorted(set(other))}"
-        assert not visit.problems(), visit.problems()
+        shown = visit.page.evaluate("document.body.getAttribute('data-md-color-scheme')")
+        assert shown == DARK, f"a system that prefers dark got the palette {shown}"
+        problems = figure_text_problems(visit, site_dir, PHONE.phone, DARK)
     finally:
         visit.close()
+    assert problems == [], f"{name} at {PHONE.name}, {DARK}:\n" + "\n".join(problems)

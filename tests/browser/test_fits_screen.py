@@ -28,7 +28,11 @@ The page is measured as a reader who has scrolled through it sees it: every
 race drawn, every formula typeset, every folded block open, and no block
 skipped off screen (content-visibility), since a skipped block draws nothing
 that could stick out.  Each page is opened once per screen and shared by the
-tests of that screen, both palettes included.
+tests of that screen, both palettes included.  That one load also serves two
+checks of the page's first moments (``first_load``: no text below the article
+while blocks are skipped, nothing moved when mkdocs-material's script started)
+and, before any test switches the palette, the light figures' smallest text
+(``figure_text``; the dark one is measured in ``test_figure_text``).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -43,6 +48,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
 from browsing import REPO, Visit, all_pages, draw_every_block, draw_every_race, set_scheme
+from figure_text import FIGURE_PAGES, figure_text_problems
+from first_load import FirstLoad, first_load
 from screens import SCHEMES, SCREENS, Screen
 
 sys.path.insert(0, str(REPO))
@@ -216,18 +223,32 @@ def screen(request: pytest.FixtureRequest) -> Screen:
 
 
 @pytest.fixture(scope="module")
-def shown(browser: Browser, site_url: str, name: str, screen: Screen) -> Iterator[Page]:
-    """Page ``name`` at ``screen``, shown whole, for every test of that page and screen.
+def visited(browser: Browser, site_url: str, name: str, screen: Screen) -> Iterator[tuple[Visit, FirstLoad]]:
+    """Page ``name`` at ``screen``, loaded once for every test of that page and screen, and what its first
+    moments showed (``first_load``: before and after the theme's script started).
 
     pytest runs those tests one after the other, and opens the next page when they are done.
     """
-    visit = Visit(browser, site_url, name, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
+    visit = Visit(browser, site_url, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
     try:
-        draw_every_race(visit.page)
-        show_all(visit.page)
-        yield visit.page
+        yield visit, first_load(visit, name)
     finally:
         visit.close()
+
+
+@pytest.fixture(scope="module")
+def loaded_first(visited: tuple[Visit, FirstLoad]) -> FirstLoad:
+    """What the page showed as it loaded, before and just after the theme's script started."""
+    return visited[1]
+
+
+@pytest.fixture(scope="module")
+def shown(visited: tuple[Visit, FirstLoad]) -> Page:
+    """The page shown whole, as a reader who scrolled through it has seen it."""
+    page = visited[0].page
+    draw_every_race(page)
+    show_all(page)
+    return page
 
 
 def in_palette(page: Page, scheme: str) -> Page:
@@ -239,6 +260,42 @@ every_page = pytest.mark.parametrize("name", PAGES, indirect=True)
 every_screen = pytest.mark.parametrize("screen", SCREENS, indirect=True, ids=lambda s: s.name)
 # Where things sit is the same in both palettes; what shows through or how it contrasts is not.
 both_palettes = pytest.mark.parametrize("scheme", SCHEMES)
+
+
+@every_page
+@every_screen
+def test_no_text_reaches_below_the_article_while_blocks_are_skipped(loaded_first: FirstLoad, name: str) -> None:
+    """Just loaded, most blocks skipped off screen (layout.css): a skipped block's text, laid out at its real
+    height in a box of guessed height, never reaches below the article, where a contrast check (axe, as
+    Lighthouse runs it on the loaded page) would take the footer's dark background for the text's.
+    """
+    below = loaded_first.lowest_text - loaded_first.article_bottom
+    assert below <= 1, f"{name}: text {below:.0f} px below the article"
+
+
+@every_page
+@every_screen
+def test_nothing_in_the_article_moves_when_the_bundle_starts(loaded_first: FirstLoad, name: str,
+                                                             screen: Screen) -> None:
+    """The page reads without mkdocs-material's script, which starts on the reader's first move
+    (hooks/theme/theme_loader.js): nothing of it was fetched or ran before, and nothing moved when it started.
+    """
+    seen = loaded_first
+    assert seen.fetched_early == [] and not seen.running_early, seen.fetched_early
+    assert seen.moved == [], f"{name} at {screen.name}: moved when the bundle started: {seen.moved[:3]}"
+    assert seen.wraps_doubled == seen.wrapped_tables, "the bundle wraps each table once more"
+    assert seen.problems == []
+
+
+@pytest.mark.parametrize("name", FIGURE_PAGES, indirect=True)
+@every_screen
+def test_every_figure_draws_its_smallest_text_at_11_css_px_or_more(visited: tuple[Visit, FirstLoad], site_dir: Path,
+                                                                  name: str, screen: Screen) -> None:
+    """In the light palette, before any test here switches it: only light SVGs fetched (figure_text)."""
+    visit, _ = visited
+    assert visit.page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[0]
+    problems = figure_text_problems(visit, site_dir, screen.phone, SCHEMES[0])
+    assert problems == [], f"{name} at {screen.name}:\n" + "\n".join(problems)
 
 
 @pytest.mark.check

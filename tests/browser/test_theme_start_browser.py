@@ -1,43 +1,25 @@
-"""mkdocs-material's script starts on the reader's first move in chromium, and nothing is lost or moves when it does."""
+"""mkdocs-material's script starts on the reader's first move in chromium, and nothing the reader did is lost.
+
+That nothing in the article moves when it starts is checked on each page's one load per screen
+(``first_load``, in ``test_fits_screen``).
+"""
 
 from __future__ import annotations
 
-import re
-import sys
 from collections.abc import Iterator
-from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Browser, Page, Route
 
-from browsing import THEME_RUNNING_JS, Visit, all_pages
-from repocopy import REPO
+from browsing import THEME_RUNNING_JS, Visit
+from first_load import BUNDLE, RUNNING_NOW_JS
 from screens import SCREENS, Screen
-
-sys.path.insert(0, str(REPO))
-from hooks.theme.names import BUNDLE as BUNDLE_PATH  # noqa: E402
-from hooks.theme.names import SCROLLWRAP, WRAPPED_TABLES  # noqa: E402
-
-PAGES = all_pages()
-BUNDLE = re.compile(f"/{BUNDLE_PATH}$")
-
-
-# Where each part of the article is: its direct children, its tables and its display formulas.
-ARTICLE_BOXES_JS = """() => [...document.querySelectorAll(
-    'article > *, article table, article div.arithmatex')].map(e => {
-  const r = e.getBoundingClientRect();
-  return [e.tagName + '.' + e.className, ...[r.x, r.y + scrollY, r.width, r.height].map(Math.round)];
-})"""
-
 
 PALETTE_JS = """() => ({
   scheme: document.body.getAttribute('data-md-color-scheme'),
   shown: [...document.querySelectorAll('[data-md-component=palette] label')].map(l => !l.hidden),
   stored: __md_get('__palette') && __md_get('__palette').color.scheme,
 })"""
-
-
-RUNNING_NOW_JS = THEME_RUNNING_JS.removeprefix("() => ")
 
 
 @pytest.fixture
@@ -86,26 +68,6 @@ class HeldBundle:
         self.released = True
         for route in self.routes:
             route.continue_()
-
-
-@pytest.mark.parametrize("screen", [SCREENS[1], SCREENS[3]], ids=lambda s: s.name)
-@pytest.mark.parametrize("page", PAGES)
-def test_nothing_in_the_article_moves_when_the_bundle_starts(browser: Browser, site_url: str,
-                                                             visits: list[Visit], page: str, screen: Screen) -> None:
-    visit = open_unstarted(visits, browser, site_url, page, screen)
-    visit.page.wait_for_load_state("networkidle")
-    fetched = [urlsplit(url).path for url in visit.requests]
-    assert not [path for path in fetched if BUNDLE.search(path) or "search_index" in path or "shim" in path], fetched
-    assert not visit.page.evaluate(RUNNING_NOW_JS)
-    before = visit.page.evaluate(ARTICLE_BOXES_JS)
-    visit.start_theme()
-    visit.page.wait_for_load_state("networkidle")
-    after = visit.page.evaluate(ARTICLE_BOXES_JS)
-    moved = [(b, a) for b, a in zip(before, after, strict=True) if b != a]
-    assert moved == [], f"{page} at {screen.name}: moved when the bundle started: {moved[:3]}"
-    assert visit.page.locator(f".{SCROLLWRAP} .{SCROLLWRAP}").count() \
-        == visit.page.locator(f"article {WRAPPED_TABLES}").count(), "the bundle wraps each table once more"
-    assert visit.problems() == []
 
 
 MOVES = {
