@@ -91,8 +91,9 @@ def count_ratio(numerator: int, denominator: int, acc: Format) -> float:
     """The exact rational ``numerator / denominator`` (positive integers) rounded once to ``acc``.
 
     Chan's weights nB / n and nA * nB / n.  A weight beyond the format's
-    largest value overflows as the format does (inf, or NaN in E4M3: nA * nB /
-    n = 512 there), and that poisons the merge; never NaN or -0 otherwise.
+    largest value overflows as the format does (inf, or NaN in E4M3, whose
+    top weight passes 448 from n = 1873 on), and that poisons the merge;
+    never NaN or -0 otherwise.
     """
     return round_exact(Fraction(numerator, denominator), acc)
 
@@ -157,8 +158,9 @@ def welford_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.nda
     Each term d * (x - m) has factors of one sign (m moves towards x by a
     fraction of d), so M2 never decreases and the variance is never negative;
     a constant row gives exactly 0 (d is 0 after the first input), and so
-    does n = 1.  An inf input makes the mean inf and M2 NaN (inf - inf); a
-    NaN gives NaN; an M2 that overflows gives inf (NaN in E4M3).
+    does n = 1, but a lone -0.0 has mean +0.0 (m starts at +0).  An inf input
+    makes the mean inf and M2 NaN (inf - inf); a NaN gives NaN; an M2 that
+    overflows gives inf (NaN in E4M3).
     """
     n = _check(values, acc)
     columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))
@@ -205,8 +207,8 @@ def chan_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.ndarra
     M2 is a sum of rounded squares times positive weights, never negative; a
     constant row gives exactly 0 (every delta is 0), and so does n = 1 (one
     leaf).  An inf input gives a NaN or inf mean and a NaN M2; a NaN gives
-    NaN; a weight or M2 that overflows gives inf (NaN in E4M3, whose weights
-    nA * nB / n overflow from n = 1024 on).
+    NaN; a weight or M2 that overflows gives inf (NaN in E4M3, whose top
+    weight nA * nB / n passes 448 from n = 1873 on).
     """
     n = _check(values, acc)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -259,7 +261,8 @@ def exact_moments(values: np.ndarray) -> tuple[Fraction, Fraction]:
         raise ValueError("exact moments need finite inputs")
     n = row.size
     s1 = exact_sum(row)
-    squares = row * row
+    with np.errstate(over="ignore", under="ignore"):
+        squares = row * row
     if _squares_exact(row, squares):
         s2 = exact_sum(squares)
     else:
