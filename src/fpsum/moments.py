@@ -71,19 +71,30 @@ def check_formats(fmt: Format, acc: Format) -> None:
 def divide_by_count(values: np.ndarray, k: int, acc: Format) -> np.ndarray:
     """``values / k`` (an array of ``acc.dtype``, k a positive integer), each quotient rounded once to ``acc``.
 
-    Why the float64 quotient rounded to ``acc`` is rounded once: a value d of
-    p <= 24 bits and k < 2**K give d / k either on a midpoint of ``acc`` or at
-    least 2**-(p + K + 1) of itself away from every midpoint (d - k * mid is
-    a nonzero multiple of half a quantum); float64 errs by at most 2**-53 of
-    it, so for p + K + 2 <= 53 no midpoint lies between them.  FP64 divides
-    natively.  |d / k| <= |d|, so nothing overflows: inf / k is inf, NaN
-    stays NaN, -0.0 / k is -0.0; a tiny quotient underflows to a signed zero.
-    ``ValueError`` for k outside 1..:data:`MAX_COUNT`.
+    Three routes, each rounding once:
+
+    * k a value of ``acc`` (at most 2**p): the dtype's own division, correctly
+      rounded as its addition is (:mod:`fpsum.methods`);
+    * otherwise a quotient in float32 (if p + K + 2 <= 24, K the bits of k) or
+      float64 (p <= 24, k < 2**27), rounded to ``acc``.  Why that is one
+      rounding: a value d of p bits over k is either a midpoint of ``acc`` or
+      at least 2**-(p + K + 1) of itself away from every midpoint (d - k * mid
+      is a nonzero multiple of half a quantum), and the working quotient errs
+      by less (2**-24 or 2**-53 of itself; BF16's smallest quotients, below
+      float32's normal range, err by at most 2**-150, under 2**-134 / k), so
+      no midpoint lies between them;
+    * FP64: float64's own division.
+
+    |d / k| <= |d|, so nothing overflows: inf / k is inf, NaN stays NaN, -0.0 / k
+    is -0.0; a tiny quotient underflows to a signed zero.  ``ValueError`` for
+    k outside 1..:data:`MAX_COUNT`.
     """
     if not 1 <= k <= MAX_COUNT:
         raise ValueError(f"a count must lie between 1 and {MAX_COUNT}, not {k}")
-    if acc.precision > 24:
-        return np.asarray(values / np.float64(k))
+    if k <= 1 << acc.precision and k <= acc.max_finite:
+        return np.asarray(values / acc.dtype.type(k))
+    if acc.precision + k.bit_length() + 2 <= 24:
+        return np.divide(values, np.float32(k), dtype=np.float32).astype(acc.dtype)
     return to_format(np.divide(values, k, dtype=np.float64), acc)
 
 

@@ -162,10 +162,13 @@ def test_fp64_accumulation_matches_the_reference() -> None:
 
 @pytest.mark.parametrize("fmt", (FP16, BF16, FP32, E4M3, E5M2), ids=lambda f: f.name)
 def test_divide_by_count_is_the_exact_quotient_rounded_once(fmt: Format) -> None:
-    """Random values (subnormals and the largest included) over counts up to 2**26 - 1, against Fractions."""
+    """Random values (subnormals and the largest included) over counts up to 2**26 - 1, those around each
+    route's edge (2**p, float32's 2**(22 - p)) among them, against Fractions.
+    """
     rng = np.random.default_rng(fmt.bits + fmt.precision)
     values = make_values(fmt, "codes", (60,), seed=3)
-    counts = np.concatenate([np.arange(1, 41), rng.integers(40, 1 << 26, 40)])
+    edges = [(1 << b) + step for b in (3, 4, 7, 8, 11, 12, 14, 15, 18, 22, 24) for step in (-1, 0, 1)]
+    counts = np.concatenate([np.arange(1, 41), edges, rng.integers(40, 1 << 26, 40)])
     for k in counts.tolist():
         got = divide_by_count(values, k, fmt).astype(np.float64)
         want = [round_exact(Fraction(v) / k, fmt) if v != 0 else v for v in values.astype(np.float64).tolist()]
