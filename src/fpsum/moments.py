@@ -94,7 +94,7 @@ def divide_by_count(values: np.ndarray, k: int, acc: Format) -> np.ndarray:
     if k <= 1 << acc.precision and k <= acc.max_finite:
         return np.asarray(values / acc.dtype.type(k))
     if acc.precision + k.bit_length() + 2 <= 24:
-        return np.divide(values, np.float32(k), dtype=np.float32).astype(acc.dtype)
+        return np.asarray(np.divide(values, np.float32(k), dtype=np.float32).astype(acc.dtype))
     return to_format(np.divide(values, k, dtype=np.float64), acc)
 
 
