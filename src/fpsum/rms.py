@@ -69,24 +69,38 @@ def rsqrt_rounded(value: float | Fraction, fmt: Format) -> float:
     return _sqrt_rounded(1 / exact, fmt)
 
 
-def rms_statistics(values: np.ndarray, acc: Format, eps: float = DEFAULT_EPS) -> tuple[np.ndarray, np.ndarray]:
+def _check_prescale(prescale: float, acc: Format) -> None:
+    """``ValueError`` unless ``prescale`` is a power of two that ``acc`` holds as a normal number."""
+    fraction, _ = math.frexp(prescale)
+    if not (fraction == 0.5 and acc.smallest_normal <= prescale <= acc.max_finite):
+        raise ValueError(f"prescale must be a power of two within {acc.label}'s normal range, not {prescale}")
+
+
+def rms_statistics(values: np.ndarray, acc: Format, eps: float = DEFAULT_EPS,
+                   prescale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Each row's (mean square, scale) in ``acc``: sum of rounded squares in order, / n, + eps, 1 / sqrt.
 
     ``values`` are of ``acc.dtype``, shape ``(..., n)`` with n >= 1 (``ValueError``
-    otherwise; ``TypeError`` for another dtype).  A sum of squares that
-    overflows makes the mean square inf and the scale +0 (NaN in E4M3); an inf
-    input does the same, a NaN gives NaN; -0.0 squares to +0.0, and a row of
-    zeros with eps = 0 gives the scale +inf.
+    otherwise; ``TypeError`` for another dtype).  ``prescale``, a power of two c,
+    is what a kernel does to keep the sum of squares finite: each input is
+    multiplied by c (rounded: exact unless it underflows) and eps by c**2
+    (rounded once), so the scale returned is for the scaled inputs, 1 / (c * rms).
+    A sum of squares that overflows makes the mean square inf and the scale +0
+    (NaN in E4M3); an inf input does the same, a NaN gives NaN; -0.0 squares
+    to +0.0, and a row of zeros with eps = 0 gives the scale +inf.
     """
     if values.dtype != acc.dtype:
         raise TypeError(f"inputs are {values.dtype}, expected {acc.dtype} for {acc.label}")
+    _check_prescale(prescale, acc)
     n = values.shape[-1]
     if n < 1:
         raise ValueError("a mean square needs at least one input")
-    with np.errstate(over="ignore", invalid="ignore"):
-        squares_sum = np.add.accumulate(values * values, axis=-1)[..., -1]
+    shift = acc.dtype.type(round_exact(Fraction(eps) * Fraction(prescale) ** 2, acc))
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        scaled = values * acc.dtype.type(prescale) if prescale != 1 else values
+        squares_sum = np.add.accumulate(scaled * scaled, axis=-1)[..., -1]
         mean_square = divide_by_count(np.asarray(squares_sum), n, acc)
-        shifted = (mean_square + acc.dtype.type(round_exact(Fraction(eps), acc))).astype(np.float64)
+        shifted = (mean_square + shift).astype(np.float64)
     unique, where = np.unique(shifted, return_inverse=True)
     scales = np.array([rsqrt_rounded(t, acc) for t in unique.tolist()], dtype=np.float64)
     with np.errstate(invalid="ignore"):
@@ -100,7 +114,8 @@ class RmsNorm:
     ``mean_square`` and ``scale`` are values of the accumulation format
     (inf, 0 or NaN where the sum of squares overflowed); ``exact_mean_square``
     is an exact rational and ``exact_scale`` 1 / sqrt(exact mean square +
-    eps) correctly rounded to FP64; the relative errors are floats
+    eps) correctly rounded to FP64, both of the inputs times ``prescale``
+    (and eps times its square); the relative errors are floats
     (:func:`~fpsum.moments.relative_error`, against the FP64 scale for ``scale``).
     """
 
@@ -108,6 +123,7 @@ class RmsNorm:
     acc: Format
     n: int
     eps: float
+    prescale: float
     mean_square: float
     scale: float
     exact_mean_square: Fraction
@@ -116,25 +132,27 @@ class RmsNorm:
     scale_rel_error: float
 
 
-def rms(values: np.ndarray, fmt: Format, acc: Format, eps: float = DEFAULT_EPS) -> RmsNorm:
-    """The :class:`RmsNorm` of one row of values of ``fmt`` accumulated in ``acc``.
+def rms(values: np.ndarray, fmt: Format, acc: Format, eps: float = DEFAULT_EPS, prescale: float = 1.0) -> RmsNorm:
+    """The :class:`RmsNorm` of one row of values of ``fmt`` accumulated in ``acc``, scaled by ``prescale`` first.
 
     ``ValueError`` for formats :func:`~fpsum.moments.check_formats` refuses,
-    an empty row, NaN or inf among the inputs (no exact value), or a negative
-    or non-finite ``eps``.  -0.0 counts as 0; n = 1 gives x*x as the mean square.
+    an empty row, NaN or inf among the inputs (no exact value), a negative or
+    non-finite ``eps``, or a ``prescale`` that is not a power of two in
+    ``acc``'s normal range.  -0.0 counts as 0; n = 1 gives x*x as the mean square.
     """
     check_formats(fmt, acc)
     if not (math.isfinite(eps) and eps >= 0):
         raise ValueError(f"eps must be finite and not negative, not {eps}")
     row = np.asarray(values, dtype=np.float64).ravel()
     exact_mean, exact_variance = exact_moments(row)
-    exact_mean_square = exact_variance + exact_mean * exact_mean
-    mean_square, scale = rms_statistics(row.astype(acc.dtype), acc, eps)
+    square = Fraction(prescale) ** 2
+    exact_mean_square = (exact_variance + exact_mean * exact_mean) * square
+    mean_square, scale = rms_statistics(row.astype(acc.dtype), acc, eps, prescale)
     ms, sc = float(mean_square), float(scale)
-    exact_scale = rsqrt_rounded(exact_mean_square + Fraction(eps), FP64)
+    exact_scale = rsqrt_rounded(exact_mean_square + Fraction(eps) * square, FP64)
     if math.isinf(exact_scale):  # a row of zeros and eps = 0
         scale_error = 0.0 if sc == exact_scale else math.inf
     else:
         scale_error = relative_error(sc, Fraction(exact_scale))
-    return RmsNorm(fmt, acc, int(row.size), eps, ms, sc, exact_mean_square, exact_scale,
+    return RmsNorm(fmt, acc, int(row.size), eps, prescale, ms, sc, exact_mean_square, exact_scale,
                    relative_error(ms, exact_mean_square), scale_error)

@@ -343,3 +343,17 @@ def test_accumulation_format_must_hold_the_inputs() -> None:
             check_formats(fmt, acc)
     for fmt, acc in ((E4M3, FP16), (E5M2, BF16), (FP16, FP32), (BF16, FP64), (FP16, FP16)):
         check_formats(fmt, acc)
+
+
+def test_textbook_variance_of_three_equal_fp16_values_is_negative() -> None:
+    """Three copies of 1.171875 (1 + 11/64) in FP16: the mean comes out exact, but the rounded square
+    (1.373291015625 needs 14 bits) and the rounded sum of three of them do not cancel with the rounded
+    square of the mean: the exact reference and the model agree on a negative variance.
+    """
+    row = [1.171875] * 3
+    want_mean, want_var = textbook_ref(row, Exact(FP16))
+    assert want_mean == 1.171875 and want_var < 0
+    mean, var = mean_variance(from_floats(row, FP16), FP16, "textbook")
+    assert (float(mean), float(var)) == (want_mean, want_var)
+    for method in ("two-pass", "welford", "chan"):
+        assert float(mean_variance(from_floats(row, FP16), FP16, method)[1]) == 0  # type: ignore[arg-type]

@@ -240,3 +240,17 @@ def test_fp16_sum_of_squares_overflows_and_the_scale_is_zero() -> None:
     assert wide.mean_square == 1600 and wide.exact_mean_square == 1600
     assert wide.scale == round_exact(Fraction(1, 40), FP32) and wide.exact_scale == round_exact(Fraction(1, 40), FP64)
     assert rms(np.zeros(3), FP16, FP16, eps=0.0).scale == math.inf
+
+
+def test_a_power_of_two_prescale_keeps_the_fp16_sum_of_squares_finite() -> None:
+    """The same 64 values of 40, times 2**-4 first: squares of 2.5 (6.25) add up to 400, the mean square is
+    6.25 and the scale (for the scaled inputs) 1 / sqrt(6.25 + eps / 256), which times 2**-4 is about 1/40.
+    """
+    result = rms(np.full(64, 40.0), FP16, FP16, prescale=2.0**-4)
+    shift = round_exact(Fraction(1e-6) / 256, FP16)
+    assert result.mean_square == 6.25 and result.exact_mean_square == Fraction(25, 4)
+    assert result.scale == rsqrt_reference(Fraction(6.25) + Fraction(shift), FP16)
+    assert abs(result.scale * 2.0**-4 - 1 / 40) < 1 / 40 * 2.0**-10
+    for bad in (0.3, 0.0, 2.0**-20, 2.0**20):
+        with pytest.raises(ValueError, match="power of two"):
+            rms(np.ones(2), FP16, FP16, prescale=bad)
