@@ -143,7 +143,7 @@ def textbook_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.nd
 # --8<-- [end:textbook]
 
 
-# --8<-- [start:two-pass]
+# --8<-- [start:two_pass]
 def two_pass_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.ndarray]:
     """The mean first, then the mean square of the deviations, each sum in order; rounded to ``acc``.
 
@@ -159,7 +159,7 @@ def two_pass_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.nd
         deviations = values - mean[..., np.newaxis]
         var = divide_by_count(_naive_total(deviations * deviations), n, acc)
     return mean, var
-# --8<-- [end:two-pass]
+# --8<-- [end:two_pass]
 
 
 # --8<-- [start:welford]

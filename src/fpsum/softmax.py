@@ -41,6 +41,8 @@ SOFTMAX_ORDERS: tuple[SoftmaxOrder, ...] = get_args(SoftmaxOrder)
 
 _EXPS: dict[tuple[str, float], float] = {}
 """Every exponential rounded so far, by format name and argument: each is worked out once a process."""
+_EXPS_HELD = 1 << 20
+"""When the cache would hold more (about 100 MB, reached only by FP32 and FP64 arguments), it starts again."""
 
 
 def _exp_shortcut(y: float, fmt: Format) -> float | None:
@@ -130,6 +132,8 @@ def exp_rounded(values: np.ndarray, fmt: Format) -> np.ndarray:
                 missing.append(y)
         results.append(math.nan if known is None else known)
     if missing:
+        if len(_EXPS) + len(missing) > _EXPS_HELD:
+            _EXPS.clear()
         _EXPS.update(((fmt.name, y), e) for y, e in zip(missing, _exp_many(missing, fmt)))
         results = [_EXPS.get((fmt.name, y), r) for y, r in zip(unique.tolist(), results)]
     with np.errstate(invalid="ignore"):
