@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, TextIO, cast
@@ -64,8 +65,11 @@ def _row(args: argparse.Namespace, command: str) -> tuple[np.ndarray, Format, Fo
 
 
 def _exact(value: Fraction) -> float:
-    """An exact value as the nearest double (one rounding, by ``Fraction.__float__``)."""
-    return float(value)
+    """An exact value as the nearest double (one rounding, by ``Fraction.__float__``); +-inf beyond its range."""
+    try:
+        return float(value)
+    except OverflowError:  # the variance of FP64 inputs near 1e300
+        return math.inf if value > 0 else -math.inf
 
 
 def _write(report: dict[str, Any], as_json: bool, out: TextIO) -> None:

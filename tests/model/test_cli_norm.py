@@ -148,3 +148,12 @@ def test_help_says_what_and_gives_an_example(command: str, capsys: pytest.Captur
     assert exited.value.code == 0
     out = capsys.readouterr().out
     assert "example:" in out and f"fpsum {command}" in out
+
+
+def test_an_exact_variance_beyond_the_doubles_prints_as_inf(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FP64 inputs of +-1e300: the exact variance, 1e600, has no double; the JSON says "inf", as for a result."""
+    status, out = run(["moments", "--format", "fp64", "--method", "two-pass", "--json"], "-1e300 1e300",
+                      monkeypatch)
+    report = json.loads(out)
+    assert status == 0 and report["exact_variance"] == "inf" and report["variance"] == "inf"
+    assert report["exact_mean"] == 0.0
