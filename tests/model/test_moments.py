@@ -20,7 +20,7 @@ import pytest
 
 from fpsum.array_rounding import to_format
 from fpsum.exact_rounding import round_exact
-from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
+from fpsum.formats import BF16, E4M3, E4M3FNUZ, E5M2, E5M2FNUZ, FP16, FP32, FP64, Format
 from fpsum.moments import (
     MOMENT_METHODS,
     check_formats,
@@ -123,7 +123,7 @@ REFERENCES: dict[str, Callable[[list[float], Exact], Pair]] = {
     "textbook": textbook_ref, "two-pass": two_pass_ref, "welford": welford_ref, "chan": chan_ref,
 }
 PAIRS = ((FP16, FP16), (BF16, BF16), (FP32, FP32), (E4M3, E4M3), (E5M2, E5M2), (E4M3, FP16), (FP16, FP32),
-         (BF16, FP32))
+         (BF16, FP32), (E4M3FNUZ, E4M3FNUZ), (E5M2FNUZ, BF16))
 KINDS = ("mixed", "cancel", "wide_range", "codes", "specials")
 LENGTHS = (1, 2, 3, 5, 8, 13, 40)
 

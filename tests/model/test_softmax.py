@@ -19,7 +19,7 @@ import pytest
 
 from fpsum.array_rounding import to_format
 from fpsum.exact_rounding import round_exact
-from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, FP64, Format
+from fpsum.formats import BF16, E4M3, E4M3FNUZ, E5M2, E5M2FNUZ, FP16, FP32, FP64, Format
 from fpsum.rms import rms, rms_statistics, rsqrt_rounded
 from fpsum.softmax import SOFTMAX_ORDERS, denominator, exp_rounded, softmax
 from reference import assert_same_bits, from_floats
@@ -47,7 +47,7 @@ def negative_values(fmt: Format) -> np.ndarray:
     return np.unique(values[np.isfinite(values) & (values < 0)])
 
 
-@pytest.mark.parametrize("fmt", (FP16, BF16, E4M3, E5M2), ids=lambda f: f.name)
+@pytest.mark.parametrize("fmt", (FP16, BF16, E4M3, E5M2, E4M3FNUZ, E5M2FNUZ), ids=lambda f: f.name)
 def test_exp_of_every_negative_value_is_correctly_rounded(fmt: Format) -> None:
     """Exhaustive: every argument a softmax can meet in the format (x - max <= 0), against the reference."""
     ys = negative_values(fmt)
