@@ -64,8 +64,10 @@ def _row(args: argparse.Namespace, command: str) -> tuple[np.ndarray, Format, Fo
     return rounded, fmt, acc
 
 
-def _exact(value: Fraction) -> float:
+def _exact(value: Fraction | float) -> float:
     """An exact value as the nearest double (one rounding, by ``Fraction.__float__``); +-inf beyond its range."""
+    if isinstance(value, float):  # NaN: no exact value
+        return value
     try:
         return float(value)
     except OverflowError:  # the variance of FP64 inputs near 1e300

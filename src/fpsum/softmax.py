@@ -187,8 +187,10 @@ def denominator(values: np.ndarray, acc: Format, order: SoftmaxOrder) -> np.ndar
     """Sum of exp(x - max) over the last axis in ``acc`` by ``order`` (see the module docstring).
 
     ``ValueError`` for an unknown order.  Finite inputs give at least 1 (the
-    max's own term) and never overflow (the sum stalls first); NaN or inf
-    inputs give NaN.
+    max's own term).  The naive and online sums of terms of at most 1 stall
+    before they could overflow; the pairwise sum does not stall, so it can
+    overflow: 65,536 equal logits give inf in FP16 (32,768 + 32,768), 512
+    give NaN in E4M3.  NaN or inf inputs give NaN.
     """
     if order == "online":
         return online_denominator(values, acc)
@@ -204,23 +206,30 @@ def denominator(values: np.ndarray, acc: Format, order: SoftmaxOrder) -> np.ndar
 def probabilities(terms: np.ndarray, denominators: np.ndarray, acc: Format) -> np.ndarray:
     """Each term / its row's denominator, rounded once to ``acc`` (an array of ``acc.dtype``).
 
-    Finite terms and denominators >= 1, as softmax makes them; a NaN
-    operand gives NaN, a -0.0 term +0.0 or -0.0 as its sign says.
+    Finite terms; IEEE's rules where the denominator is not finite: a term
+    over inf is +0 (a pairwise sum that overflowed), over NaN it is NaN; a
+    NaN term gives NaN.  A -0.0 term gives -0.0 (+0.0 in the fnuz formats).
     """
     wide = terms.astype(np.float64)
-    below = np.asarray(denominators, dtype=np.float64)[..., np.newaxis]
-    return round_quotient(wide, np.broadcast_to(below, wide.shape), acc).astype(acc.dtype)
+    below = np.broadcast_to(np.asarray(denominators, dtype=np.float64)[..., np.newaxis], wide.shape)
+    finite = np.isfinite(below)
+    rounded = round_quotient(wide, np.where(finite, below, 1.0), acc)
+    if finite.all():
+        return rounded.astype(acc.dtype)
+    with np.errstate(invalid="ignore"):
+        ieee = to_format(wide / below, acc).astype(np.float64)
+        return np.where(finite, rounded, ieee).astype(acc.dtype)
 
 
 @dataclass(frozen=True)
 class Softmax:
     """One row's softmax in the accumulation format, and the exact values of what it added.
 
-    ``denominator`` is the sum of the rounded terms in ``order``;
-    ``exact_denominator`` their exact sum.  ``probability_sum`` adds the
-    rounded probabilities in the same format and order (naive for
-    ``online``); ``exact_probability_sum`` is their exact sum, which is 1
-    only if the denominator was right.
+    ``denominator`` is the sum of the rounded terms in ``order`` (inf or NaN
+    where a pairwise sum overflowed); ``exact_denominator`` their exact sum.
+    ``probability_sum`` adds the rounded probabilities in the same format and
+    order (naive for ``online``); ``exact_probability_sum`` is their exact
+    sum, which is 1 only if the denominator was right (NaN if a probability is).
     """
 
     order: SoftmaxOrder
@@ -231,7 +240,7 @@ class Softmax:
     exact_denominator: Fraction
     denominator_rel_error: float
     probability_sum: float
-    exact_probability_sum: Fraction
+    exact_probability_sum: Fraction | float
 
 
 def softmax(values: np.ndarray, fmt: Format, acc: Format, order: SoftmaxOrder) -> Softmax:
@@ -257,5 +266,6 @@ def softmax(values: np.ndarray, fmt: Format, acc: Format, order: SoftmaxOrder) -
     with np.errstate(over="ignore"):
         summed = pairwise_sum(probs, acc) if order == "pairwise" else np.add.accumulate(probs)[-1]
     exact = exact_sum(terms)
+    probability_total = exact_sum(probs) if np.isfinite(probs.astype(np.float64)).all() else math.nan
     return Softmax(order, fmt, acc, int(row.size), float(total), exact, relative_error(float(total), exact),
-                   float(summed), exact_sum(probs))
+                   float(summed), probability_total)

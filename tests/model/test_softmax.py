@@ -254,3 +254,15 @@ def test_a_power_of_two_prescale_keeps_the_fp16_sum_of_squares_finite() -> None:
     for bad in (0.3, 0.0, 2.0**-20, 2.0**20):
         with pytest.raises(ValueError, match="power of two"):
             rms(np.ones(2), FP16, FP16, prescale=bad)
+
+
+def test_a_pairwise_denominator_can_overflow_where_naive_stalls() -> None:
+    """65,536 equal logits in FP16: the pairwise tree adds 32,768 + 32,768, beyond 65,504: inf, and every
+    probability 1 / inf = 0; the naive sum stalls at 2048.  In E4M3, 256 + 256 is beyond 448: NaN.
+    """
+    pairwise = softmax(np.zeros(65536), FP16, FP16, "pairwise")
+    assert pairwise.denominator == math.inf and pairwise.probability_sum == 0 and pairwise.exact_probability_sum == 0
+    assert softmax(np.zeros(65536), FP16, FP16, "naive").denominator == 2048
+    e4m3 = softmax(np.zeros(512), E4M3, E4M3, "pairwise")
+    assert math.isnan(e4m3.denominator) and math.isnan(e4m3.exact_probability_sum)
+    assert softmax(np.zeros(512), E4M3, E4M3, "naive").denominator == 16  # 16 + 1 is a tie: stays at 16
