@@ -98,6 +98,18 @@ def divide_by_count(values: np.ndarray, k: int, acc: Format) -> np.ndarray:
     return to_format(np.divide(values, k, dtype=np.float64), acc)
 
 
+def _count_divider(n: int, acc: Format) -> Callable[[np.ndarray, int], np.ndarray]:
+    """:func:`divide_by_count` for k = 1..n, the counts that are values of ``acc`` made once (Welford's hot loop)."""
+    held = [acc.dtype.type(k) for k in range(min(n, 1 << acc.precision, int(acc.max_finite)) + 1)]
+
+    def divide(values: np.ndarray, k: int) -> np.ndarray:
+        if k < len(held):
+            return np.asarray(values / held[k])
+        return divide_by_count(values, k, acc)
+
+    return divide
+
+
 def count_ratio(numerator: int, denominator: int, acc: Format) -> float:
     """The exact rational ``numerator / denominator`` (positive integers) rounded once to ``acc``.
 
@@ -177,12 +189,13 @@ def welford_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.nda
     columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))
     m = np.zeros(values.shape[:-1], dtype=values.dtype)
     m2 = np.zeros_like(m)
+    divide = _count_divider(n, acc)  # d / k rounded once, as divide_by_count
     with np.errstate(over="ignore", invalid="ignore"):
         for k, x in enumerate(columns, start=1):
             d = x - m
-            m = m + divide_by_count(d, k, acc)
+            m = m + divide(d, k)
             m2 = m2 + d * (x - m)
-        return m, divide_by_count(m2, n, acc)
+        return m, divide(m2, n)
 # --8<-- [end:welford]
 
 
