@@ -18,6 +18,7 @@ from .blocks import BLOCK_FORMATS
 from .cascaded import DEFAULT_FOLDS
 from .cli_dot import BLOCK_ACCUMULATORS, block_format, command_dot
 from .cli_formats import command_formats
+from .cli_norm import add_norm_commands
 from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS
 from .e8m0 import E8M0
 from .formats import FORMATS, Format, get_format
@@ -227,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
              "finite value, smallest normal and subnormal, stall point for inputs in [0, 1), "
              "and how it overflows; then E8M0, the MX scale; then every value of FP4 and FP6.",
              ["fpsum formats", "fpsum formats --json"], command_formats)
+    add_norm_commands(commands, _command)
     return parser
 
 

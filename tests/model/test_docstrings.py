@@ -25,10 +25,13 @@ from fpsum import (
     inputs,
     matmul_exact,
     methods,
+    moments,
     naive,
     pairwise,
     race,
+    rms,
     rounded_once,
+    softmax,
     stochastic_rounding,
     stochastic_sum,
     sweep,
@@ -37,7 +40,7 @@ from fpsum import (
 
 MODULES = [formats, exact_rounding, array_rounding, rounded_once, stochastic_rounding, inputs,
            methods, naive, compensated, pairwise, blocked, stochastic_sum, textbook, exact, race, sweep, e8m0,
-           blocks, block_dot, matmul_exact]
+           blocks, block_dot, matmul_exact, moments, rms, softmax]
 
 
 def public_functions(module: ModuleType) -> list[str]:
