@@ -16,6 +16,7 @@ from typing import Any, NoReturn, TextIO
 from .blocked import DEFAULT_BLOCK
 from .blocks import BLOCK_FORMATS
 from .cascaded import DEFAULT_FOLDS
+from .cli_allreduce import ALLREDUCE_HELP, allreduce_options, command_allreduce
 from .cli_dot import BLOCK_ACCUMULATORS, block_format, command_dot
 from .cli_formats import command_formats
 from .dot import ACCUMULATORS, DOT_METHODS, INPUT_FORMATS
@@ -227,6 +228,7 @@ def build_parser() -> argparse.ArgumentParser:
              "finite value, smallest normal and subnormal, stall point for inputs in [0, 1), "
              "and how it overflows; then E8M0, the MX scale; then every value of FP4 and FP6.",
              ["fpsum formats", "fpsum formats --json"], command_formats)
+    allreduce_options(_command(commands, "allreduce", *ALLREDUCE_HELP, command_allreduce), _format)
     return parser
 
 
