@@ -65,19 +65,24 @@ def check_accumulator(wire: Format, accumulate: Format) -> None:
                          f"{wire.label}: it cannot hold every value sent")
 
 
-def ring_orders(n: int, chunks: np.ndarray | int) -> np.ndarray:
+def ring_orders(n: int, chunks: np.ndarray | int, direction: int = 1) -> np.ndarray:
     """The ranks in the order the ring adds their values, for an element in each chunk: shape ``chunks.shape + (n,)``.
 
-    Chunk c starts at rank (c + 1) mod N and ends at rank c, which holds the
-    reduced chunk.  ``ValueError`` for a chunk outside 0..N-1 or N < 1.
+    Chunk c starts at rank (c + 1) mod N, goes up the ring and ends at rank
+    c, which holds the reduced chunk.  ``direction=-1`` is the ring the other
+    way round, as gloo's sends (each rank receives from rank + 1 and sends to
+    rank - 1): chunk c then starts at rank (c - 1) mod N and goes down to c.
+    ``ValueError`` for a chunk outside 0..N-1, N < 1 or another direction.
     Integers only: no NaN, inf or -0 cases.
     """
     if n < 1:
         raise ValueError("a reduction needs at least one rank")
+    if direction not in (1, -1):
+        raise ValueError(f"a ring goes up (1) or down (-1), not {direction}")
     chunk = np.asarray(chunks, dtype=np.int64)
     if chunk.size and (chunk.min() < 0 or chunk.max() >= n):
         raise ValueError(f"a chunk of a ring over {n} ranks lies between 0 and {n - 1}")
-    orders: np.ndarray = (chunk[..., np.newaxis] + 1 + np.arange(n)) % n
+    orders: np.ndarray = (chunk[..., np.newaxis] + direction * (1 + np.arange(n))) % n
     return orders
 
 
@@ -98,17 +103,18 @@ def _add_on_wire(partial: np.ndarray, own: np.ndarray, wire: Format, accumulate:
 
 # --8<-- [start:ring]
 def ring_sum(values: np.ndarray, wire: Format, accumulate: Format,
-             chunk: np.ndarray | int = 0) -> np.ndarray:
+             chunk: np.ndarray | int = 0, direction: int = 1) -> np.ndarray:
     """The ring's reduce-scatter of each element (values of rank r in
     `values[..., r]`), the element lying in `chunk`.
 
     The partial sum starts at rank (chunk + 1) mod N; each of the N - 1 hops
     adds the receiving rank's own value in `accumulate` and rounds the sum to
-    `wire` to send it on. NaN and inf propagate (inf + -inf is NaN);
-    -0.0 + -0.0 stays -0.0.
+    `wire` to send it on (`direction=-1`: from rank (chunk - 1) mod N down
+    the ring). NaN and inf propagate (inf + -inf is NaN); -0.0 + -0.0 stays
+    -0.0.
     """
     n = values.shape[-1]
-    order = ring_orders(n, np.broadcast_to(chunk, values.shape[:-1]))
+    order = ring_orders(n, np.broadcast_to(chunk, values.shape[:-1]), direction)
     ordered = np.take_along_axis(values, order, axis=-1)
     partial = ordered[..., 0]  # rank (chunk + 1) mod N sends its own value
     with np.errstate(over="ignore", invalid="ignore"):
@@ -162,11 +168,12 @@ def _pre_divide(values: np.ndarray, wire: Format) -> np.ndarray:
 
 
 def reduce_ranks(values: np.ndarray, algorithm: Algorithm, wire: Format, accumulate: Format | None = None,
-                 average: Average = "none", chunk: np.ndarray | int = 0) -> np.ndarray:
+                 average: Average = "none", chunk: np.ndarray | int = 0, direction: int = 1) -> np.ndarray:
     """The all-reduced value of each element: ``values`` has the N ranks on its last axis, in ``wire.dtype``.
 
     ``accumulate`` defaults to ``wire``; ``chunk`` (an int, or an array
-    broadcast against ``values.shape[:-1]``) matters to the ring alone.
+    broadcast against ``values.shape[:-1]``) and ``direction`` (1 up the
+    ring, -1 down it: :func:`ring_orders`) matter to the ring alone.
     Returns ``values.shape[:-1]`` in ``wire.dtype``.  ``TypeError`` for
     values of another dtype; ``ValueError`` for an unknown algorithm or
     averaging, no ranks, an accumulation format narrower than the wire, or a
@@ -183,10 +190,10 @@ def reduce_ranks(values: np.ndarray, algorithm: Algorithm, wire: Format, accumul
     check_accumulator(wire, acc)
     if average not in AVERAGES:
         raise ValueError(f"unknown averaging {average!r} (choose from {', '.join(AVERAGES)})")
-    ring_orders(n, chunk)  # checks the chunk, whatever the algorithm
+    ring_orders(n, chunk, direction)  # checks the chunk and the direction, whatever the algorithm
     sent = _pre_divide(values, wire) if average == "pre" else values
     if algorithm == "ring":
-        result = ring_sum(sent, wire, acc, chunk)
+        result = ring_sum(sent, wire, acc, chunk, direction)
     elif algorithm == "tree":
         result = tree_sum(sent, wire, acc)
     elif algorithm == "alltoall":

@@ -62,12 +62,12 @@ def hop(a: Fraction | float, b: Fraction | float, wire: Format, acc: Format) -> 
     return nearest(add(a, b, acc), wire)  # type: ignore[arg-type]
 
 
-def ref_ring(values: Sequence[Fraction], wire: Format, acc: Format, chunk: int) -> Fraction | float:
+def ref_ring(values: Sequence[Fraction], wire: Format, acc: Format, chunk: int, step: int = 1) -> Fraction | float:
     n = len(values)
-    rank = (chunk + 1) % n
+    rank = (chunk + step) % n
     partial: Fraction | float = values[rank]
     for _ in range(n - 1):
-        rank = (rank + 1) % n  # the next rank on the ring receives and adds its own value
+        rank = (rank + step) % n  # the next rank on the ring receives and adds its own value
         partial = hop(partial, values[rank], wire, acc)
     assert rank == chunk  # the chunk's owner adds last
     return partial
@@ -150,6 +150,27 @@ def test_the_ring_orders_for_four_ranks_by_hand(chunk: int) -> None:
     assert tuple(ring_orders(4, chunk).tolist()) == HAND_ORDERS[chunk]
     assert reduction.result == HAND_RESULTS[chunk]
     assert reduction.exact == 259
+
+
+# The ring the other way round (gloo's): chunk c starts at rank (c - 1) mod 4 and goes down to rank c.
+HAND_ORDERS_DOWN = {0: (3, 2, 1, 0), 1: (0, 3, 2, 1), 2: (1, 0, 3, 2), 3: (2, 1, 0, 3)}
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_the_ring_down_for_four_ranks_by_hand(chunk: int) -> None:
+    assert tuple(ring_orders(4, chunk, direction=-1).tolist()) == HAND_ORDERS_DOWN[chunk]
+    values = to_format(np.array([[256.0, 1.0, 1.0, 1.0]]), BF16)
+    # by hand: chunk 0 adds 1 + 1 + 1 + 256 = 259 -> 260; chunk 1: 256 + 1 -> 256, then 256 each time;
+    # chunk 2: 1 + 256 -> 256, + 1, + 1 -> 256; chunk 3: 1 + 1 = 2, + 256 = 258, + 1 = 259 -> 260
+    expected = {0: 260.0, 1: 256.0, 2: 256.0, 3: 260.0}[chunk]
+    assert float(reduce_ranks(values, "ring", BF16, chunk=chunk, direction=-1)[0]) == expected
+    for wire, acc in WIRE_AND_ACCUMULATE:
+        rows = seeded(20, 7, wire, seed=chunk)
+        got = reduce_ranks(rows, "ring", wire, acc, chunk=chunk, direction=-1).astype(np.float64)
+        for row, result in zip(rows.astype(np.float64), got):
+            assert result == ref_ring([Fraction(v) for v in row], wire, acc, chunk, step=-1)
+    with pytest.raises(ValueError, match="up"):
+        ring_orders(4, 0, direction=2)
 
 
 def test_orders_of_many_chunks_at_once_and_bad_chunks() -> None:
