@@ -102,9 +102,14 @@ def _add_on_wire(partial: np.ndarray, own: np.ndarray, wire: Format, accumulate:
 
 
 # --8<-- [start:ring]
-def ring_sum(values: np.ndarray, wire: Format, accumulate: Format,
-             chunk: np.ndarray | int = 0, direction: int = 1) -> np.ndarray:
-    """The ring's reduce-scatter of each element (values of rank r in
+def ring_sum(
+    values: np.ndarray,
+    wire: Format,
+    accumulate: Format,
+    chunk: np.ndarray | int = 0,
+    direction: int = 1,
+) -> np.ndarray:
+    """The ring's reduce-scatter of each element (the value of rank r in
     `values[..., r]`), the element lying in `chunk`.
 
     The partial sum starts at rank (chunk + 1) mod N; each of the N - 1 hops
@@ -114,12 +119,14 @@ def ring_sum(values: np.ndarray, wire: Format, accumulate: Format,
     -0.0.
     """
     n = values.shape[-1]
-    order = ring_orders(n, np.broadcast_to(chunk, values.shape[:-1]), direction)
+    chunks = np.broadcast_to(chunk, values.shape[:-1])
+    order = ring_orders(n, chunks, direction)  # the ranks, hop by hop
     ordered = np.take_along_axis(values, order, axis=-1)
-    partial = ordered[..., 0]  # rank (chunk + 1) mod N sends its own value
+    partial = ordered[..., 0]  # the first rank sends its own value
     with np.errstate(over="ignore", invalid="ignore"):
         for hop in range(1, n):
-            partial = _add_on_wire(partial, ordered[..., hop], wire, accumulate)
+            own = ordered[..., hop]  # the value of the rank it reaches
+            partial = _add_on_wire(partial, own, wire, accumulate)
     return partial
 # --8<-- [end:ring]
 
