@@ -55,7 +55,7 @@ def running_loss(losses: np.ndarray, fmt: Format) -> np.ndarray:
     ``losses`` (float64, steps on the last axis) are the per-step losses;
     returns the same shape in ``fmt.dtype``, entry i being the logged total
     after step i + 1.  NaN and inf propagate (one NaN loss spoils every later
-    total); -0.0 losses leave a -0.0 total at -0.0.
+    total); a run of -0.0 losses keeps the total at -0.0.
     """
     with np.errstate(over="ignore"):
         rounded = to_format(np.asarray(losses, dtype=np.float64), fmt)
