@@ -120,13 +120,15 @@ $(LIBSTAMP): requirements-libraries.txt pyproject.toml
 	$(LIBPIP) install --no-deps -e .
 	touch $@
 
-# Runs the library rows afresh and fails if they differ from the committed data/libraries.json.
+# Runs the library rows and gloo's all-reduce afresh and fails if they differ from the committed
+# data/libraries.json and data/gloo_allreduce.json.
 libraries: $(STAMP) $(LIBSTAMP)
-	LIBRARIES_PYTHON="$(abspath $(LIBVENV))/bin/python" $(BIN)/pytest tests/model/test_libraries.py -q -n 0
+	LIBRARIES_PYTHON="$(abspath $(LIBVENV))/bin/python" $(BIN)/pytest tests/model/test_libraries.py tests/model/test_gloo_allreduce.py -q -n 0
 
-# Rewrites data/libraries.json from a fresh run (commit it; the site build reads it).
+# Rewrites data/libraries.json and data/gloo_allreduce.json from a fresh run (commit them).
 libraries-data: $(LIBSTAMP)
 	$(LIBVENV)/bin/python scripts/libraries/run.py
+	$(LIBVENV)/bin/python scripts/libraries/gloo_allreduce.py
 
 # Lighthouse 12.2.3 for `make bench`, pinned by tools/lighthouse/package-lock.json (needs Node 18.20+).
 LIGHTHOUSE := tools/lighthouse/node_modules/.installed

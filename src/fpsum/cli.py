@@ -1,4 +1,4 @@
-"""The ``fpsum`` command line: sum your own numbers, form a dot product, run a race, list the formats.
+"""The ``fpsum`` command line: sums, dot products, races, formats, moments, softmax and all-reduce.
 
 This module is the model's only door to the outside (files, standard input,
 printing); the model itself stays pure.  Every mistake in the input ends in
@@ -16,6 +16,7 @@ from typing import Any, NoReturn, TextIO
 from .blocked import DEFAULT_BLOCK
 from .blocks import BLOCK_FORMATS
 from .cascaded import DEFAULT_FOLDS
+from .cli_allreduce import ALLREDUCE_HELP, allreduce_options, command_allreduce
 from .cli_dot import BLOCK_ACCUMULATORS, block_format, command_dot
 from .cli_formats import command_formats
 from .cli_norm import add_norm_commands
@@ -152,7 +153,9 @@ def _format_option(command: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The command line: ``sum``, ``dot``, ``race`` and ``formats``, each with an example in its help."""
+    """The command line: ``sum``, ``dot``, ``race``, ``formats``, ``moments``, ``softmax`` and ``allreduce``,
+    each with an example in its help.
+    """
     parser = _Parser(prog="fpsum", description="Floating-point summation in low precision, bit for bit.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
@@ -229,6 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
              "and how it overflows; then E8M0, the MX scale; then every value of FP4 and FP6.",
              ["fpsum formats", "fpsum formats --json"], command_formats)
     add_norm_commands(commands, _command)
+    allreduce_options(_command(commands, "allreduce", *ALLREDUCE_HELP, command_allreduce), _format)
     return parser
 
 

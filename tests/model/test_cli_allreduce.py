@@ -1,0 +1,119 @@
+"""``fpsum allreduce``: the JSON and text reports against sums worked by hand, and every bad input's one line."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from fpsum.cli import main
+
+KEYS = {"algorithm", "wire", "accumulate", "average", "n", "result", "exact", "abs_error", "rel_error"}
+
+
+def run(argv: list[str], stdin: str = "", monkeypatch: pytest.MonkeyPatch | None = None) -> tuple[int, str]:
+    out = io.StringIO()
+    if monkeypatch is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    return main(["allreduce", *argv], out=out), out.getvalue()
+
+
+@pytest.mark.parametrize(("chunk", "order", "result"), [
+    (0, [1, 2, 3, 0], 260.0),  # 1 + 1 + 1 = 3, + 256 = 259: a BF16 tie between 258 and 260, to the even 260
+    (1, [2, 3, 0, 1], 260.0),  # 1 + 1 = 2, + 256 = 258, + 1 = 259: the same tie
+    (2, [3, 0, 1, 2], 256.0),  # 1 + 256 = 257: a tie, to 256, and each later 1 is lost the same way
+    (3, [0, 1, 2, 3], 256.0),
+])
+def test_ring_json_gives_the_order_and_the_sum_by_hand(chunk: int, order: list[int], result: float,
+                                                        tmp_path: Path) -> None:
+    data = tmp_path / "ranks.txt"
+    data.write_text("256\n1\n1\n1\n")
+    status, out = run([str(data), "--algorithm", "ring", "--wire", "bf16", "--chunk", str(chunk), "--json"])
+    assert status == 0
+    report = json.loads(out)
+    assert set(report) == KEYS | {"chunk", "order"}
+    assert report["order"] == order and report["chunk"] == chunk
+    assert report["result"] == result and report["exact"] == 259
+    assert report["rel_error"] == float(abs(Fraction(result) - 259) / 259)
+    assert report["wire"] == report["accumulate"] == "bf16" and report["n"] == 4
+
+
+def test_other_algorithms_have_no_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    # alltoall in FP32: 256 + 1 + 1 + 1 = 259 exactly, rounded once to BF16: the tie 259 goes to 260
+    status, out = run(["--algorithm", "alltoall", "--wire", "bf16", "--accumulate", "fp32", "--json"],
+                      "256 1 1 1", monkeypatch)
+    report = json.loads(out)
+    assert status == 0 and set(report) == KEYS and report["result"] == 260 and report["accumulate"] == "fp32"
+    # tree: (256 + 1) + (1 + 1) = 256 + 2 = 258
+    status, out = run(["--algorithm", "tree", "--wire", "bf16", "--json"], "256 1 1 1", monkeypatch)
+    assert json.loads(out)["result"] == 258
+    # switch: 259 rounded once, to 260; averaged after: 260 / 4 = 65
+    status, out = run(["--algorithm", "switch", "--wire", "bf16", "--average", "post", "--json"],
+                      "256 1 1 1", monkeypatch)
+    report = json.loads(out)
+    assert report["result"] == 65 and report["exact"] == 64.75 and report["average"] == "post"
+
+
+def test_pre_divide_by_three_in_bf16(monkeypatch: pytest.MonkeyPatch) -> None:
+    """1/3 rounds to 0.333984375 in BF16: one rank holding 1 gets it back, 1/512 relative high."""
+    status, out = run(["--algorithm", "ring", "--wire", "bf16", "--average", "pre", "--json"], "1 0 0", monkeypatch)
+    report = json.loads(out)
+    assert report["result"] == 0.333984375 and report["rel_error"] == 1 / 512
+
+
+def test_decimals_are_rounded_to_the_wire_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """0.1 is not a BF16 value: the exact sum is of the rounded values (0.10009765625 each)."""
+    status, out = run(["--algorithm", "switch", "--wire", "bf16", "--json"], "0.1 0.1", monkeypatch)
+    report = json.loads(out)
+    assert report["exact"] == 0.2001953125 and report["result"] == 0.2001953125 and report["rel_error"] == 0
+
+
+def test_text_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    status, out = run(["--algorithm", "ring", "--wire", "bf16", "--accumulate", "fp32", "--chunk", "2"],
+                      "256\n1\n1\n1\n", monkeypatch)
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[:6] == ["algorithm  ring (chunk 2)", "wire       BF16 (bf16)", "accumulate FP32 (fp32)",
+                         "average    none", "n          4", "order      3 0 1 2"]
+    assert lines[6:8] == ["result     256.0", "exact      259.0"]
+    assert lines[8].startswith("abs error  3.0") and lines[9].startswith("rel error  0.0115")
+
+
+@pytest.mark.parametrize(("argv", "stdin", "message"), [
+    (["--algorithm", "ring", "--wire", "bf16"], "\n", "no numbers"),
+    (["--algorithm", "ring", "--wire", "bf16"], "1 two 3", "line 1: 'two' is not a number"),
+    (["--algorithm", "ring", "--wire", "fp16", "--accumulate", "bf16"], "1 2", "narrower than the wire format FP16"),
+    (["--algorithm", "alltoall", "--wire", "fp32", "--accumulate", "fp16"], "1 2", "narrower"),
+    (["--algorithm", "ring", "--wire", "bf16", "--chunk", "4"], "1 2 3 4", "--chunk 4 is outside 0..3"),
+    (["--algorithm", "ring", "--wire", "bf16", "--chunk", "-1"], "1 2 3 4", "--chunk -1 is outside 0..3"),
+    (["--algorithm", "ring", "--wire", "bf16", "--chunk", "one"], "1 2", "invalid int value"),
+    (["--algorithm", "tree", "--wire", "bf16", "--chunk", "0"], "1 2", "--chunk goes with --algorithm ring"),
+    (["--algorithm", "star", "--wire", "bf16"], "1 2", "invalid choice"),
+    (["--algorithm", "ring", "--wire", "fp17"], "1 2", "unknown format"),
+    (["--algorithm", "ring", "--wire", "bf16", "--average", "mean"], "1 2", "invalid choice"),
+    (["--algorithm", "ring", "--wire", "bf16"], "1 inf", "finite"),
+    (["--wire", "bf16"], "1 2", "--algorithm"),
+])
+def test_bad_input_gives_one_line_and_status_2(argv: list[str], stdin: str, message: str,
+                                               monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = run(argv, stdin, monkeypatch)
+    err = capsys.readouterr().err
+    assert status == 2 and out == ""
+    assert message in err
+    assert err.count("\n") == 1, err
+
+
+def test_as_a_program_with_its_help() -> None:
+    command = [sys.executable, "-m", "fpsum", "allreduce", "--algorithm", "ring", "--wire", "bf16", "--json"]
+    done = subprocess.run(command, input="256 1\n", capture_output=True, text=True)
+    assert done.returncode == 0 and json.loads(done.stdout)["result"] == 256  # Lightning #18620: 256 + 1 = 256
+    done = subprocess.run(command + ["--chunk", "2"], input="256 1\n", capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    done = subprocess.run([sys.executable, "-m", "fpsum", "allreduce", "--help"], capture_output=True, text=True)
+    assert done.returncode == 0 and "example:" in done.stdout and "fpsum allreduce" in done.stdout
