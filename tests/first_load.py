@@ -14,7 +14,7 @@ import sys
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from browsing import REPO, THEME_RUNNING_JS, Visit
+from browsing import ALL_RACES_READY_JS, REPO, TEX_LEFT, THEME_RUNNING_JS, VISIBLE_PROSE_JS, Visit
 
 sys.path.insert(0, str(REPO))
 from hooks.theme.names import BUNDLE as BUNDLE_PATH  # noqa: E402
@@ -55,9 +55,11 @@ class FirstLoad:
     ``article_bottom``: in page pixels, with the blocks off screen skipped.  ``moved``: each part of the
     article whose box changed when the script started, before and after; ``wraps_doubled`` and
     ``wrapped_tables``: the scroll boxes inside a scroll box after the start, and the tables that had one.
-    ``problems``: console errors and failed requests by then.
+    ``problems``: console errors and failed requests by then.  ``tex_when_parsed``: TeX a reader could
+    see (outside code) once the page was parsed (DOMContentLoaded), before it had loaded.
     """
 
+    tex_when_parsed: list[str]
     fetched_early: list[str]
     running_early: bool
     lowest_text: float
@@ -69,12 +71,16 @@ class FirstLoad:
 
 
 def first_load(visit: Visit, name: str) -> FirstLoad:
-    """Open ``name`` in ``visit`` without starting the theme's script, look, start it, look again.
+    """Open ``name`` in ``visit`` (looking once it is parsed) without starting the theme's script, look, start
+    it, look again.
 
     The visit is left with the script running, as :meth:`Visit.goto` leaves a page.
     """
-    visit.goto(name, start_theme=False)
     page = visit.page
+    page.goto(visit.base + name, wait_until="domcontentloaded")
+    tex = TEX_LEFT.findall(page.evaluate(VISIBLE_PROSE_JS))
+    page.wait_for_load_state("load")
+    page.wait_for_function(ALL_RACES_READY_JS)  # as Visit.goto opens a page
     page.wait_for_load_state("networkidle")
     fetched = [urlsplit(url).path for url in visit.requests]
     early = [path for path in fetched if BUNDLE.search(path) or "search_index" in path or "shim" in path]
@@ -85,7 +91,8 @@ def first_load(visit: Visit, name: str) -> FirstLoad:
     page.wait_for_load_state("networkidle")
     after = page.evaluate(ARTICLE_BOXES_JS)
     return FirstLoad(
-        fetched_early=early, running_early=running_early, lowest_text=lowest, article_bottom=bottom,
+        tex_when_parsed=tex, fetched_early=early, running_early=running_early,
+        lowest_text=lowest, article_bottom=bottom,
         moved=[(b, a) for b, a in zip(before, after, strict=True) if b != a],
         wraps_doubled=page.locator(f".{SCROLLWRAP} .{SCROLLWRAP}").count(),
         wrapped_tables=page.locator(f"article {WRAPPED_TABLES}").count(),

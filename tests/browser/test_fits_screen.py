@@ -30,9 +30,11 @@ skipped off screen (content-visibility), since a skipped block draws nothing
 that could stick out.  Each page is opened once per screen and shared by the
 tests of that screen, both palettes included.  That one load also serves two
 checks of the page's first moments (``first_load``: no text below the article
-while blocks are skipped, nothing moved when mkdocs-material's script started)
-and, before any test switches the palette, the light figures' smallest text
-(``figure_text``; the dark one is measured in ``test_figure_text``).
+while blocks are skipped, nothing moved when mkdocs-material's script started),
+before any test switches the palette the light figures' smallest text
+(``figure_text``; the dark one is measured in ``test_figure_text``), and the
+display formulas' checks over HTTP (``formula_checks``: drawn whole, never
+widening the page, the narrow form on a phone, the wide one on a desktop and printed).
 """
 
 from __future__ import annotations
@@ -41,15 +43,16 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
-from browsing import REPO, Visit, all_pages, draw_every_block, draw_every_race, set_scheme
+from browsing import REPO, Visit, all_pages, draw_every_block, draw_every_race, has_formulas, set_scheme
 from figure_text import FIGURE_PAGES, figure_text_problems
 from first_load import FirstLoad, first_load
+from formula_checks import DESKTOP, FORMS_JS, PHONES, check
 from screens import SCHEMES, SCREENS, Screen
 
 sys.path.insert(0, str(REPO))
@@ -57,7 +60,6 @@ from hooks.theme.code_blocks import COLUMNS  # noqa: E402  (one owner of the wid
 from hooks.theme.names import SCROLLWRAP, TABLE_BOX  # noqa: E402
 
 PAGES = all_pages()
-PHONES = [screen for screen in SCREENS if screen.phone]
 SMALLEST_CODE_PX = 12
 """The smallest code a phone shows."""
 
@@ -222,30 +224,42 @@ def screen(request: pytest.FixtureRequest) -> Screen:
     return request.param
 
 
+class Arrival(NamedTuple):
+    """The visit of a page at a screen, and what it showed before any test here changed it."""
+
+    visit: Visit
+    first: FirstLoad
+    figure_text: list[str]
+    """What is wrong with its figures in the light palette (``figure_text``), on a page that places one."""
+
+
 @pytest.fixture(scope="module")
-def visited(browser: Browser, site_url: str, name: str, screen: Screen) -> Iterator[tuple[Visit, FirstLoad]]:
-    """Page ``name`` at ``screen``, loaded once for every test of that page and screen, and what its first
-    moments showed (``first_load``: before and after the theme's script started).
+def visited(browser: Browser, site_url: str, site_dir: Path, name: str, screen: Screen) -> Iterator[Arrival]:
+    """Page ``name`` at ``screen``, loaded once for every test of that page and screen, with what its first
+    moments showed (``first_load``: before and after the theme's script started) and, before any test
+    switches the palette, its figures' text.
 
     pytest runs those tests one after the other, and opens the next page when they are done.
     """
     visit = Visit(browser, site_url, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
     try:
-        yield visit, first_load(visit, name)
+        first = first_load(visit, name)
+        figures = figure_text_problems(visit, site_dir, screen.phone, SCHEMES[0]) if name in FIGURE_PAGES else []
+        yield Arrival(visit, first, figures)
     finally:
         visit.close()
 
 
 @pytest.fixture(scope="module")
-def loaded_first(visited: tuple[Visit, FirstLoad]) -> FirstLoad:
+def loaded_first(visited: Arrival) -> FirstLoad:
     """What the page showed as it loaded, before and just after the theme's script started."""
-    return visited[1]
+    return visited.first
 
 
 @pytest.fixture(scope="module")
-def shown(visited: tuple[Visit, FirstLoad]) -> Page:
+def shown(visited: Arrival) -> Page:
     """The page shown whole, as a reader who scrolled through it has seen it."""
-    page = visited[0].page
+    page = visited.visit.page
     draw_every_race(page)
     show_all(page)
     return page
@@ -289,13 +303,59 @@ def test_nothing_in_the_article_moves_when_the_bundle_starts(loaded_first: First
 
 @pytest.mark.parametrize("name", FIGURE_PAGES, indirect=True)
 @every_screen
-def test_every_figure_draws_its_smallest_text_at_11_css_px_or_more(visited: tuple[Visit, FirstLoad], site_dir: Path,
-                                                                  name: str, screen: Screen) -> None:
-    """In the light palette, before any test here switches it: only light SVGs fetched (figure_text)."""
-    visit, _ = visited
-    assert visit.page.evaluate("document.body.getAttribute('data-md-color-scheme')") == SCHEMES[0]
-    problems = figure_text_problems(visit, site_dir, screen.phone, SCHEMES[0])
-    assert problems == [], f"{name} at {screen.name}:\n" + "\n".join(problems)
+def test_every_figure_draws_its_smallest_text_at_11_css_px_or_more(visited: Arrival, name: str,
+                                                                  screen: Screen) -> None:
+    """In the light palette, as the page arrived: only light SVGs fetched, and on a phone only narrow ones."""
+    assert visited.figure_text == [], f"{name} at {screen.name}:\n" + "\n".join(visited.figure_text)
+
+
+@pytest.mark.check
+@every_page
+@every_screen
+def test_formulas_are_drawn_whole_and_never_widen_the_page(shown: Page, loaded_first: FirstLoad, site_dir: Path,
+                                                           name: str, screen: Screen) -> None:
+    """No TeX in sight once the page is parsed; each display formula drawn, in the screen (formula_checks).
+
+    Where a formula sits is the same in both palettes: the dark one is checked on the first screen only.
+    """
+    if not has_formulas(site_dir, name):
+        pytest.skip("no formula on this page")
+    assert loaded_first.tex_when_parsed == [], f"{name} at {screen.name}: TeX in sight at DOMContentLoaded"
+    for scheme in SCHEMES if screen == SCREENS[0] else SCHEMES[:1]:
+        check(in_palette(shown, scheme), f"{name} at {screen.name}, {scheme}")
+
+
+@every_page
+@pytest.mark.parametrize("screen", PHONES, indirect=True, ids=lambda s: s.name)
+def test_no_display_formula_is_wider_than_a_phones_column(shown: Page, site_dir: Path, name: str,
+                                                          screen: Screen) -> None:
+    """Issue 39: on a phone a long display formula shows its narrow form, which fits: no formula scrolls
+    sideways (what it holds is no wider than its box), and each shows one form.
+    """
+    if not has_formulas(site_dir, name):
+        pytest.skip("no formula on this page")
+    seen = shown.evaluate(FORMS_JS)
+    wider = [(f["i"], f["scroll"], f["client"]) for f in seen if f["scroll"] > f["client"]]
+    assert wider == [], f"{name} at {screen.name}: display formulas wider than their box (index, px, box px): {wider}"
+    assert all(len(f["shown"]) == 1 for f in seen), [f for f in seen if len(f["shown"]) != 1]
+
+
+@every_page
+@pytest.mark.parametrize("screen", [DESKTOP], indirect=True, ids=lambda s: s.name)
+@pytest.mark.parametrize("media", ["screen", "print"])
+def test_a_desktop_and_a_printout_show_the_wide_forms(shown: Page, site_dir: Path, name: str, media: str) -> None:
+    """At 1280 px, and printed, every display formula shows its wide form alone (and nothing of it is cut)."""
+    if not has_formulas(site_dir, name):
+        pytest.skip("no formula on this page")
+    shown.emulate_media(media=media)  # type: ignore[arg-type]
+    try:
+        seen = shown.evaluate(FORMS_JS)
+    finally:
+        shown.emulate_media(media="screen")
+    assert [f["i"] for f in seen if f["shown"] != ["wide"]] == [], f"{name}, {media}: not the wide form alone"
+    if media == "screen":
+        wider = [(f["i"], f["scroll"], f["client"]) for f in seen if f["wide"] and f["scroll"] > f["client"]]
+        assert wider == [], f"{name}: long display formulas wider than their box (index, px, box px): {wider}"
 
 
 @pytest.mark.check

@@ -8,6 +8,8 @@ reader sees outside code is TeX; no formula makes the page scroll sideways
 keyboard focus).  The same with JavaScript off, and from disk (``file://``).
 On a phone no display formula scrolls: a long one shows its narrow form
 (``hooks/content/formula_forms.py``); at 1280 px, and printed, each shows its wide one.
+Over HTTP these checks (``formula_checks``) run in ``test_fits_screen``, on each
+page's one load per screen; here, without JavaScript and from disk.
 
 The drawing as the pages hold it puts every glyph where MathJax's own drawing
 does (``hooks/content/flat_svg.py`` folds MathJax's nested groups into the glyphs;
@@ -25,105 +27,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser
 
-from browsing import FORMULAS_DRAWN_JS, TEX_LEFT, VISIBLE_PROSE_JS, Visit, doc_pages, has_formulas, set_scheme
+from browsing import Visit, doc_pages, has_formulas
+from formula_checks import check, no_tex_at_dom_content_loaded
 from repocopy import REPO
-from screens import SCHEMES, SCREENS, Screen
+from screens import SCHEMES, SCREENS
 
 sys.path.insert(0, str(REPO))
 from hooks.content.flat_svg import flatten  # noqa: E402
 from hooks.content.mathjax_render import Formula, draw  # noqa: E402
 
 PAGES = doc_pages()
-SMALLEST_PX = 8
-# Each display formula: whether it is shown, and its drawing's size; each formula a reader would see
-# stick out of the screen (not inside a box that scrolls): its index and its box's edges.
-MEASURE_JS = """() => {
-  document.querySelectorAll('details').forEach(d => { d.open = true; });
-  const displayed = [...document.querySelectorAll('div.arithmatex')].map(f => {
-    const forms = [...f.querySelectorAll(':scope > mjx-container')];  // a long one: its wide and narrow form
-    const shown = forms.find(c => c.checkVisibility()) || forms[0];
-    const box = shown.querySelector(':scope > svg').getBoundingClientRect();
-    return {shown: f.checkVisibility(), width: box.width, height: box.height};
-  });
-  // What a reader sees of a formula: its box, clipped by every box around it that scrolls or clips.
-  const clips = el => getComputedStyle(el).overflowX !== 'visible';
-  const sticking = [...document.querySelectorAll('.arithmatex')].map((f, i) => {
-    const box = f.getBoundingClientRect();
-    let [left, right] = [box.left, box.right];
-    for (let el = f; el && el !== document.documentElement; el = el.parentElement) {
-      if (clips(el)) {
-        const clip = el.getBoundingClientRect();
-        [left, right] = [Math.max(left, clip.left), Math.min(right, clip.right)];
-      }
-    }
-    return {i, left, right};
-  }).filter(b => b.right > b.left && (b.left < -0.5 || b.right > innerWidth + 0.5));
-  // Each display formula that can scroll is reachable with the keyboard (a11y.js), if scripts run.
-  const unreachable = [...document.querySelectorAll('div.arithmatex')]
-    .filter(f => f.scrollWidth > f.clientWidth + 1 && f.tabIndex < 0).length;
-  // How wide the page is, and how wide it would be without its formulas.
-  const pageWidth = document.documentElement.scrollWidth;
-  const without = document.createElement('style');
-  without.textContent = '.arithmatex { display: none !important; }';
-  document.head.append(without);
-  const widthWithout = document.documentElement.scrollWidth;
-  without.remove();
-  return {displayed, sticking, unreachable, pageWidth, widthWithout, innerWidth};
-}"""
-
-
-def formula_pages(site_dir: Path) -> list[str]:
-    return [p for p in PAGES if has_formulas(site_dir, p)]
-
-
-def check(page: Page, where: str, *, scripts: bool = True) -> None:
-    """Every display formula drawn larger than 8 px each way; none out of the screen; the page no wider
-    than the screen because of them (without them it may be: mkdocs-material's header title, without
-    JavaScript at 360 px, is not a formula's doing).
-    """
-    seen: dict[str, Any] = page.evaluate(MEASURE_JS)
-    hidden = [i for i, d in enumerate(seen["displayed"]) if not d["shown"]]
-    small = [(i, round(d["width"], 1), round(d["height"], 1)) for i, d in enumerate(seen["displayed"])
-             if d["shown"] and not (d["width"] > SMALLEST_PX and d["height"] > SMALLEST_PX)]
-    assert hidden == [], f"{where}: display formulas not shown: {hidden}"
-    assert small == [], f"{where}: display formulas drawn too small (index, width, height): {small}"
-    assert seen["sticking"] == [], f"{where}: formulas out of the screen: {seen['sticking'][:5]}"
-    widest = max(seen["innerWidth"], seen["widthWithout"])
-    assert seen["pageWidth"] <= widest, f"{where}: the formulas make the page {seen['pageWidth']} px wide"
-    if scripts:
-        assert seen["unreachable"] == 0, f"{where}: a display formula scrolls, but takes no keyboard focus"
-    assert page.evaluate(FORMULAS_DRAWN_JS), f"{where}: a formula's glyph has no outline, or it draws nothing"
-
-
-def no_tex_at_dom_content_loaded(page: Page, url: str, where: str) -> None:
-    """Open ``url`` and, once it is parsed and before it is loaded, find no TeX in the text a reader sees."""
-    page.goto(url, wait_until="domcontentloaded")
-    tex = TEX_LEFT.findall(page.evaluate(VISIBLE_PROSE_JS))
-    assert tex == [], f"{where}: TeX in sight at DOMContentLoaded: {tex[:10]}"
-    page.wait_for_load_state("load")
-
-
-@pytest.mark.check
-@pytest.mark.parametrize("screen", SCREENS, ids=[s.name for s in SCREENS])
-@pytest.mark.parametrize("name", PAGES)
-def test_formulas_are_drawn_whole_and_never_widen_the_page(browser: Browser, site_url: str, site_dir: Path,
-                                                           name: str, screen: Screen) -> None:
-    if not has_formulas(site_dir, name):
-        pytest.skip("no formula on this page")
-    visit = Visit(browser, site_url, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
-    try:
-        no_tex_at_dom_content_loaded(visit.page, site_url + name, f"{name} at {screen.name}")
-        # Where a formula sits is the same in both palettes: the dark one is checked on the first screen only.
-        for scheme in SCHEMES if screen == SCREENS[0] else SCHEMES[:1]:
-            set_scheme(visit.page, scheme)
-            check(visit.page, f"{name} at {screen.name}, {scheme}")
-        assert visit.problems() == []
-    finally:
-        visit.close()
-
-
 @pytest.mark.parametrize("where", ["no-javascript", "file"])
 @pytest.mark.parametrize("name", PAGES)
 def test_formulas_are_drawn_without_javascript_and_from_disk(browser: Browser, site_url: str, site_dir: Path,
@@ -143,70 +58,6 @@ def test_formulas_are_drawn_without_javascript_and_from_disk(browser: Browser, s
             assert visit.problems() == []
         finally:
             visit.close()
-
-
-# ---------------------------------------------------------------- a long formula's narrow form
-
-# Each display formula a reader can see (the answers unfolded; every block and drawing laid out, which
-# layout.css and math.css skip off screen): how wide its box's content is and how wide what it holds
-# (scrollWidth, clientWidth), and which of its forms show (hooks/content/formula_forms.py).
-FORMS_JS = """() => {
-  const drawn = document.createElement('style');
-  drawn.textContent = '.md-typeset > *, mjx-container > svg { content-visibility: visible !important; }';
-  document.head.append(drawn);
-  document.querySelectorAll('details').forEach(d => { d.open = true; });
-  const seen = [...document.querySelectorAll('div.arithmatex')].map((f, i) => ({
-    i, visible: f.checkVisibility(), scroll: f.scrollWidth, client: f.clientWidth,
-    wide: !!f.querySelector(':scope > .fpsum-wide'),
-    shown: [...f.querySelectorAll(':scope > mjx-container')].filter(c => c.checkVisibility())
-      .map(c => c.classList.contains('fpsum-narrow') ? 'narrow' : 'wide'),
-  }));
-  drawn.remove();
-  return seen.filter(f => f.visible);
-}"""
-PHONES = [s for s in SCREENS if s.width in (360, 390)]
-DESKTOP = next(s for s in SCREENS if s.width == 1280)
-
-
-def forms_seen(browser: Browser, site_url: str, name: str, screen: Screen, media: str = "screen") -> list[Any]:
-    visit = Visit(browser, site_url, viewport=screen.viewport, is_mobile=screen.phone, has_touch=screen.phone)
-    try:
-        visit.goto(name)
-        visit.page.emulate_media(media=media)  # type: ignore[arg-type]
-        seen: list[Any] = visit.page.evaluate(FORMS_JS)
-        assert visit.problems() == []
-        return seen
-    finally:
-        visit.close()
-
-
-@pytest.mark.parametrize("screen", PHONES, ids=[s.name for s in PHONES])
-@pytest.mark.parametrize("name", PAGES)
-def test_no_display_formula_is_wider_than_a_phones_column(browser: Browser, site_url: str, site_dir: Path,
-                                                          name: str, screen: Screen) -> None:
-    """Issue 39: on a phone a long display formula shows its narrow form, which fits: no formula scrolls
-    sideways (what it holds is no wider than its box), and each shows one form.
-    """
-    if not has_formulas(site_dir, name):
-        pytest.skip("no formula on this page")
-    seen = forms_seen(browser, site_url, name, screen)
-    wider = [(f["i"], f["scroll"], f["client"]) for f in seen if f["scroll"] > f["client"]]
-    assert wider == [], f"{name} at {screen.name}: display formulas wider than their box (index, px, box px): {wider}"
-    assert all(len(f["shown"]) == 1 for f in seen), [f for f in seen if len(f["shown"]) != 1]
-
-
-@pytest.mark.parametrize("media", ["screen", "print"])
-@pytest.mark.parametrize("name", PAGES)
-def test_a_desktop_and_a_printout_show_the_wide_forms(browser: Browser, site_url: str, site_dir: Path,
-                                                      name: str, media: str) -> None:
-    """At 1280 px, and printed, every display formula shows its wide form alone (and nothing of it is cut)."""
-    if not has_formulas(site_dir, name):
-        pytest.skip("no formula on this page")
-    seen = forms_seen(browser, site_url, name, DESKTOP, media)
-    assert [f["i"] for f in seen if f["shown"] != ["wide"]] == [], f"{name}, {media}: not the wide form alone"
-    if media == "screen":
-        wider = [(f["i"], f["scroll"], f["client"]) for f in seen if f["wide"] and f["scroll"] > f["client"]]
-        assert wider == [], f"{name}: long display formulas wider than their box (index, px, box px): {wider}"
 
 
 # ---------------------------------------------------------------- the drawing as folded, and as skipped
