@@ -6,8 +6,8 @@ unpacked copy and ``site/`` opened from disk are tested at once.  From disk:
 figures show, formulas are drawn (their SVG is in the page) with exactly the
 outlines they are drawn with over HTTP, the figure controls work, the
 navigation links to the next page (``use_directory_urls: false`` makes them
-``page.html``), the search finds that page by its title and leads to it, and
-there the palette toggle works.  The search works both over HTTP from
+``page.html``) and the palette toggle works; the search finds every page by
+its title, and a result leads to its page.  The search works both over HTTP from
 localhost and from disk: browsers refuse a web worker to a file:// page, so
 there mkdocs-material's offline plugin has the page load the index as a script
 (``search/search_index.js``) and iframe-worker's shim, served by the site, runs
@@ -34,6 +34,7 @@ from browsing import (
     has_races,
     narrow_forms,
     title_of,
+    wait_until,
 )
 from fresh_loads import OUTLINES_JS, Loaded
 
@@ -85,22 +86,41 @@ def test_page_works_from_disk(browser: Browser, unpacked: Path, site_dir: Path, 
             assert page.locator(".race [data-race-action=pause]:visible").count() >= 1, "no figure controls"
             draw_every_race(page)
             assert page.locator(".race > svg:has(use)").count() == races, "a race is not drawn"
-        # The navigation links to the next page, and the search finds it by its title (in words: ":" is
-        # lunr syntax) and its result leads there, read from disk.
+        # The navigation links to the next page (the search finds each page: test_search_from_disk_finds_every_page).
         following = PAGES[(PAGES.index(name) + 1) % len(PAGES)]
-        target, title = base + following, title_of(site_dir, following)
         navigation = page.eval_on_selector_all(".md-sidebar--primary a.md-nav__link", "links => links.map(a => a.href)")
-        assert target in navigation, f"no link to {following} in the navigation"
-        links = search(page, re.sub(r"[^\w\s]", " ", title))
-        assert target in links, f"no result for {title!r} links to {following}: {links}"
-        page.locator(f'.md-search-result__item > a[href="{target}"]').first.click()
-        page.wait_for_url(target)
-        page.wait_for_load_state("load")
-        assert page.evaluate(TITLE_JS) == title
-        # mkdocs-material's own components run there: the palette toggle switches the scheme. (Switched on
-        # the page that is then left, the dark figures it starts loading were cut off: net::ERR_ABORTED.)
+        assert base + following in navigation, f"no link to {following} in the navigation"
+        # mkdocs-material's own components run from disk: the palette toggle switches the scheme, and its
+        # dark figures load.
         page.locator('[data-md-component="palette"] label:visible').click()
         page.wait_for_function("document.body.getAttribute('data-md-color-scheme') === 'slate'")
+        assert opened.problems() == []
+        assert all(url.startswith((base, "data:", "blob:")) for url in opened.requests)
+    finally:
+        opened.close()
+
+
+def test_search_from_disk_finds_every_page_by_its_title_and_leads_there(browser: Browser, unpacked: Path,
+                                                                        site_dir: Path) -> None:
+    """From disk (the index as a script, the worker in an iframe), each page's title, in words (":" is lunr
+    syntax), finds a result that links to that page; the last result followed leads there.
+    """
+    base = file_base(unpacked)
+    opened = Visit(browser, base, PAGES[0])
+    try:
+        page = opened.page
+        search(page, "Kahan")  # opens the search once its index is loaded (the worker in an iframe)
+        for name in PAGES:
+            title = title_of(site_dir, name)
+            page.locator(".md-search__input").fill("")
+            page.keyboard.type(re.sub(r"[^\w\s]", " ", title))
+            wait_until(page, "href => [...document.querySelectorAll('.md-search-result__item a')]"
+                             ".some(a => a.href === href)", base + name,
+                       message=f"no result for {title!r} links to {name}", timeout_ms=SEARCH_TIMEOUT_MS)
+        page.locator(f'.md-search-result__item > a[href="{base + name}"]').first.click()
+        page.wait_for_url(base + name)
+        page.wait_for_load_state("load")
+        assert page.evaluate(TITLE_JS) == title
         assert opened.problems() == []
         assert all(url.startswith((base, "data:", "blob:")) for url in opened.requests)
     finally:
