@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 import traceback
 import zipfile
 from collections.abc import Callable, Iterator
@@ -115,6 +116,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """
     for item in items:
         item.add_marker(getattr(pytest.mark, layer_of(item.path)))
+    # Cheapest layer first: the model tests, which need no build, keep both workers busy while the
+    # builds that the later layers wait for run beside them (start_builds).
+    items.sort(key=lambda item: LAYERS.index(layer_of(item.path)))
     if config.getoption("--check-pass"):
         left_out = [item for item in items if item.get_closest_marker("browser") and not in_check_pass(item)]
         if left_out:
@@ -157,8 +161,74 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, build: Cal
     return folder
 
 
+def build_site(factory: pytest.TempPathFactory) -> Path:
+    """``site_dir``'s build, once per run (see there); the cold copy's first when the figure cache is empty."""
+
+    def build(folder: Path) -> str | None:
+        if not any(CACHE_DIR.glob("*")):
+            cold = build_cold_copy(factory)
+            shutil.copytree(cold.repo / ".cache", REPO / ".cache", dirs_exist_ok=True)
+        result = build_copy(REPO, folder / "site")
+        return None if result.returncode == 0 else f"strict build of the repository failed:\n{result.stderr[-4000:]}"
+
+    return once_per_run(factory, "site", build) / "site"
+
+
+def build_cold_copy(factory: pytest.TempPathFactory) -> BuiltCopy:
+    """``built_copy``'s build, once per run (see there)."""
+
+    def build(folder: Path) -> str | None:
+        built = BuiltCopy(repo=folder / "repo", site=folder / "site-cold")
+        built.repo.mkdir()
+        copy_repo(built.repo)
+        assert not (built.repo / ".cache").exists()
+        # Each record in an interpreter of its own, listing the modules it loaded: the cache keys' proof.
+        result = build_copy(built.repo, built.site, environment={MODULES_ENV: str(folder / RECORD_MODULES)})
+        return None if result.returncode == 0 else f"strict build of the copy failed:\n{result.stderr[-4000:]}"
+
+    folder = once_per_run(factory, "copy", build)
+    return BuiltCopy(repo=folder / "repo", site=folder / "site-cold")
+
+
+def start_builds(session: pytest.Session) -> threading.Thread | None:
+    """Start the builds the collected tests will wait for, in a thread of the first worker, at once.
+
+    A build is a subprocess, so the thread mostly waits; meanwhile the model
+    tests (first in the order) run.  The fixtures then find the build done, or
+    wait for its lock (``once_per_run``) as they would for another worker's.
+    What goes wrong is left for the fixture to report, in every test that needs it.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0" or session.config.option.collectonly:
+        return None
+    needed = {name for item in session.items for name in getattr(item, "fixturenames", ())}
+    builds: list[Callable[[pytest.TempPathFactory], object]] = []
+    if "site_dir" in needed:
+        builds.append(build_site)
+    elif "built_copy" in needed:
+        builds.append(build_cold_copy)
+    if not builds:
+        return None
+    factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
+
+    def run() -> None:
+        for build in builds:
+            try:
+                build(factory)
+            except BaseException:  # noqa: BLE001  (pytest.fail's outcome too: the fixture reports it)
+                return
+
+    thread = threading.Thread(target=run, name="early builds", daemon=True)
+    thread.start()
+    return thread
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The builds start as soon as the tests are known (:func:`start_builds`)."""
+    start_builds(session)
+
+
 @pytest.fixture(scope="session")
-def site_dir(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Path:
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The site as ``make site`` builds it from the repository as it is now, built once per test run.
 
     A strict build of the repository itself with its own caches (``.cache/``):
@@ -167,15 +237,7 @@ def site_dir(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRe
     the caches are first filled from ``built_copy``'s cold build, which the
     build layer makes anyway: the figures are computed once per run, not twice.
     """
-
-    def build(folder: Path) -> str | None:
-        if not any(CACHE_DIR.glob("*")):
-            cold: BuiltCopy = request.getfixturevalue("built_copy")
-            shutil.copytree(cold.repo / ".cache", REPO / ".cache", dirs_exist_ok=True)
-        result = build_copy(REPO, folder / "site")
-        return None if result.returncode == 0 else f"strict build of the repository failed:\n{result.stderr[-4000:]}"
-
-    return once_per_run(tmp_path_factory, "site", build) / "site"
+    return build_site(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
@@ -257,18 +319,7 @@ def built_copy(tmp_path_factory: pytest.TempPathFactory) -> BuiltCopy:
     Each record is built in a fresh interpreter, and the modules it loaded are
     listed in :data:`RECORD_MODULES` beside the copy (``figures.alone``).
     """
-
-    def build(folder: Path) -> str | None:
-        built = BuiltCopy(repo=folder / "repo", site=folder / "site-cold")
-        built.repo.mkdir()
-        copy_repo(built.repo)
-        assert not (built.repo / ".cache").exists()
-        # Each record in an interpreter of its own, listing the modules it loaded: the cache keys' proof.
-        result = build_copy(built.repo, built.site, environment={MODULES_ENV: str(folder / RECORD_MODULES)})
-        return None if result.returncode == 0 else f"strict build of the copy failed:\n{result.stderr[-4000:]}"
-
-    folder = once_per_run(tmp_path_factory, "copy", build)
-    return BuiltCopy(repo=folder / "repo", site=folder / "site-cold")
+    return build_cold_copy(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
