@@ -21,7 +21,6 @@ so that the site's environment can import this module for its constants and
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import hashlib
 import importlib
@@ -31,7 +30,6 @@ import multiprocessing
 import platform
 import queue
 import socket
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +37,11 @@ import numpy as np
 
 from fpsum.array_rounding import to_format
 from fpsum.formats import Format, get_format
+
+try:  # imported as libraries.run (the tests), or run as a file (make libraries-data)
+    from libraries.data_file import write_or_check
+except ModuleNotFoundError:
+    from data_file import write_or_check  # type: ignore[import-not-found,no-redef]
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data" / "gloo_allreduce.json"
@@ -198,20 +201,7 @@ def encoded(data: dict[str, object]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the fresh results to ``--out``, or with ``--check`` compare them with it: exit 1 if they differ."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DATA)
-    parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
-    args = parser.parse_args(argv)
-    fresh = encoded(results())
-    if not args.check:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(fresh, encoding="utf-8")
-        return 0
-    committed = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
-    if fresh == committed:
-        return 0
-    sys.stdout.write(f"{args.out} differs from a fresh run (make libraries-data rewrites it)\n")
-    return 1
+    return write_or_check(argv, (__doc__ or "").splitlines()[0], DATA, lambda: encoded(results()))
 
 
 if __name__ == "__main__":

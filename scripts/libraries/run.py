@@ -16,7 +16,6 @@ constants.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import importlib
 import importlib.metadata
@@ -34,6 +33,11 @@ import numpy as np
 from fpsum.formats import get_format
 from fpsum.inputs import make_inputs
 from fpsum.race import RACE_N
+
+try:  # imported as libraries.run (the tests), or run as a file (make libraries-data)
+    from libraries.data_file import write_or_check
+except ModuleNotFoundError:
+    from data_file import write_or_check  # type: ignore[import-not-found,no-redef]
 
 REPO = Path(__file__).resolve().parents[2]
 SNIPPETS_DIR = REPO / "scripts" / "snippets"
@@ -144,20 +148,7 @@ def encoded(data: dict[str, object]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the fresh results to ``--out``, or with ``--check`` compare them with it: exit 1 if they differ."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DATA)
-    parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
-    args = parser.parse_args(argv)
-    fresh = encoded(results())
-    if not args.check:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(fresh, encoding="utf-8")
-        return 0
-    committed = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
-    if fresh == committed:
-        return 0
-    sys.stdout.write(f"{args.out} differs from a fresh run (make libraries-data rewrites it):\n{fresh}")
-    return 1
+    return write_or_check(argv, __doc__.splitlines()[0], DATA, lambda: encoded(results()))
 
 
 if __name__ == "__main__":

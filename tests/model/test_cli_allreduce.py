@@ -84,31 +84,6 @@ def test_text_output(monkeypatch: pytest.MonkeyPatch) -> None:
     assert lines[8].startswith("abs error  3.0") and lines[9].startswith("rel error  0.0115")
 
 
-@pytest.mark.parametrize(("argv", "stdin", "message"), [
-    (["--algorithm", "ring", "--wire", "bf16"], "\n", "no numbers"),
-    (["--algorithm", "ring", "--wire", "bf16"], "1 two 3", "line 1: 'two' is not a number"),
-    (["--algorithm", "ring", "--wire", "fp16", "--accumulate", "bf16"], "1 2", "narrower than the wire format FP16"),
-    (["--algorithm", "alltoall", "--wire", "fp32", "--accumulate", "fp16"], "1 2", "narrower"),
-    (["--algorithm", "ring", "--wire", "bf16", "--chunk", "4"], "1 2 3 4", "--chunk 4 is outside 0..3"),
-    (["--algorithm", "ring", "--wire", "bf16", "--chunk", "-1"], "1 2 3 4", "--chunk -1 is outside 0..3"),
-    (["--algorithm", "ring", "--wire", "bf16", "--chunk", "one"], "1 2", "invalid int value"),
-    (["--algorithm", "tree", "--wire", "bf16", "--chunk", "0"], "1 2", "--chunk goes with --algorithm ring"),
-    (["--algorithm", "star", "--wire", "bf16"], "1 2", "invalid choice"),
-    (["--algorithm", "ring", "--wire", "fp17"], "1 2", "unknown format"),
-    (["--algorithm", "ring", "--wire", "bf16", "--average", "mean"], "1 2", "invalid choice"),
-    (["--algorithm", "ring", "--wire", "bf16"], "1 inf", "finite"),
-    (["--wire", "bf16"], "1 2", "--algorithm"),
-])
-def test_bad_input_gives_one_line_and_status_2(argv: list[str], stdin: str, message: str,
-                                               monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = run(argv, stdin, monkeypatch)
-    err = capsys.readouterr().err
-    assert status == 2 and out == ""
-    assert message in err
-    assert err.count("\n") == 1, err
-
-
 def test_as_a_program_with_its_help() -> None:
     command = [sys.executable, "-m", "fpsum", "allreduce", "--algorithm", "ring", "--wire", "bf16", "--json"]
     done = subprocess.run(command, input="256 1\n", capture_output=True, text=True)

@@ -110,35 +110,6 @@ def test_softmax_of_equal_fp16_logits(monkeypatch: pytest.MonkeyPatch) -> None:
     assert status == 0 and "denominator           4096.0" in out
 
 
-@pytest.mark.parametrize(
-    ("argv", "stdin", "message"),
-    [
-        (["moments", "--format", "fp16", "--method", "welford"], "", "no numbers"),
-        (["moments", "--format", "fp16", "--method", "welford"], "1 two 3", "'two' is not a number"),
-        (["moments", "--format", "fp16", "--method", "median"], "1 2", "unknown method 'median'"),
-        (["moments", "--format", "fp16"], "1 2", "--method"),
-        (["moments", "--format", "fp16", "--method", "chan", "--accumulate", "bf16"], "1 2",
-         "BF16 is narrower than the input format FP16"),
-        (["moments", "--format", "fp32", "--method", "chan", "--accumulate", "fp16"], "1 2", "narrower"),
-        (["moments", "--format", "fp16", "--method", "textbook"], "1 70000", "number 2 is inf in FP16"),
-        (["moments", "--format", "e2m1", "--method", "textbook"], "1", "unknown format 'e2m1'"),
-        (["moments", "/no/such/file", "--format", "fp16", "--method", "chan"], "", "/no/such/file: cannot read"),
-        (["softmax", "--format", "fp16", "--order", "sorted"], "1 2", "unknown order 'sorted'"),
-        (["softmax", "--format", "fp16", "--order", "naive"], "1 -inf", "number 2 is -inf in FP16"),
-        (["softmax", "--format", "bf16", "--accumulate", "fp16", "--order", "naive"], "1 2", "narrower"),
-        (["softmax", "--format", "fp16", "--order", "online"], "\n\n", "no numbers"),
-        (["softmax", "--format", "e4m3", "--order", "online"], "1 nan", "number 2 is nan"),
-    ],
-)
-def test_bad_input_gives_one_line_and_status_2(argv: list[str], stdin: str, message: str,
-                                               monkeypatch: pytest.MonkeyPatch,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = run(argv, stdin, monkeypatch)
-    err = capsys.readouterr().err
-    assert status == 2 and out == ""
-    assert message in err and err.count("\n") == 1, err
-
-
 @pytest.mark.parametrize("command", ["moments", "softmax"])
 def test_help_says_what_and_gives_an_example(command: str, capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
