@@ -102,9 +102,8 @@ def _count_divider(n: int, acc: Format) -> Callable[[np.ndarray, int], np.ndarra
     """:func:`divide_by_count` for k = 1..n, bit for bit, with less work a call (Welford's hot loop).
 
     The counts that are values of ``acc`` are made once.  Past them, FP16 and
-    FP32 take the float64 quotient and cast it (the cast rounds once, as
-    :func:`~fpsum.array_rounding.to_format` does for them), without the checks
-    of each call.  BF16 takes the float32 quotient for every k: it rounds the
+    FP32 take the float64 quotient and round it once, as divide_by_count's
+    float64 route does, without the checks of each call.  BF16 takes the float32 quotient for every k: it rounds the
     exact quotient once, and rounding that to BF16 rounds as the exact one would
     unless it landed on a BF16 midpoint (its low 16 bits 0x8000, in BF16's
     subnormal range too, which is float32's), where those rows go to
@@ -113,12 +112,20 @@ def _count_divider(n: int, acc: Format) -> Callable[[np.ndarray, int], np.ndarra
     held = [acc.dtype.type(k) for k in range(min(n, 1 << acc.precision, int(acc.max_finite)) + 1)]
     native = acc.dtype in (np.dtype(np.float16), np.dtype(np.float32))
     bf16_like = acc.emin == -126 and acc.precision == 8  # BF16: float32's exponents, 16 bits fewer
+    half = acc.dtype == np.float16
+    tiny, units = (acc.smallest_normal, 2.0 ** (acc.precision - 1 - acc.emin)) if half else (0.0, 1.0)  # 2**24
 
     def divide(values: np.ndarray, k: int) -> np.ndarray:
         if k < len(held):
             return np.asarray(values / held[k])
         if native and k <= MAX_COUNT:
-            return np.asarray(np.divide(values, float(k), dtype=np.float64).astype(acc.dtype))
+            quotient = np.divide(values, float(k), dtype=np.float64)
+            if half:
+                # numpy's cast of an inexact FP16 subnormal is slow (it raises underflow for each): those are
+                # rounded to FP16's subnormal spacing, 2**-24, first (rint: nearest, ties to even, keeps -0.0),
+                # and then cast exactly.  One rounding of the float64 quotient, as the cast's own.
+                quotient = np.where(np.abs(quotient) < tiny, np.rint(quotient * units) / units, quotient)
+            return np.asarray(quotient.astype(acc.dtype))
         if bf16_like and k <= MAX_COUNT:
             quotient = np.divide(values, np.float32(k), dtype=np.float32)  # k < 2**24: exact in float32
             if not ((quotient.view(np.uint32) & 0xFFFF) == 0x8000).any():

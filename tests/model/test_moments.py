@@ -194,6 +194,9 @@ def test_welfords_divider_is_the_exact_quotient_rounded_once(fmt: Format) -> Non
     if fmt is BF16:
         cases += [(np.array([v, 1.0], dtype=BF16.dtype), k) for v, k in ((1.0078125, 65791), (1.65625, 66003),
                                                                          (1.21875, 67931))]
+    if fmt is FP16:  # quotients halfway between FP16 subnormals (ties to even), and ones that round to -0.0
+        cases += [(np.array([3 * 2.0**-13, 5 * 2.0**-13, -3 * 2.0**-13, -(2.0**-24)], dtype=np.float16), 4096),
+                  (np.array([3 * 2.0**-12, -(2.0**-14)], dtype=np.float16), 3 * 4096)]
     for row, k in cases:
         got = divide(row, k).astype(np.float64)
         want = [round_exact(Fraction(v) / k, fmt) if v != 0 else v for v in row.astype(np.float64).tolist()]
