@@ -201,6 +201,10 @@ def test_welfords_divider_is_the_exact_quotient_rounded_once(fmt: Format) -> Non
         got = divide(row, k).astype(np.float64)
         want = [round_exact(Fraction(v) / k, fmt) if v != 0 else v for v in row.astype(np.float64).tolist()]
         assert np.array_equal(got, np.array(want)), k
+        # one row's running mean is 0-d, several rows' may be 2-d: the same quotients
+        assert np.array_equal(np.asarray(divide(row[0], k), dtype=np.float64), want[0]), k
+        table = row[: len(row) // 2 * 2].reshape(2, -1)
+        assert np.array_equal(divide(table, k).astype(np.float64).ravel(), want[: table.size]), k
 
 
 def test_numpy_float16_does_the_same_loops() -> None:
