@@ -161,10 +161,11 @@ NONE: dict[tuple[str, str], tuple[match.Candidate, int]] = {
 
 @pytest.mark.parametrize("key", sorted(NONE), ids=" ".join)
 def test_outputs_no_candidate_gives(key: tuple[str, str]) -> None:
-    """LayerNorm's float16 and bfloat16 outputs ((x - mean) * rstd) and JAX's softmax: none of the candidates.
+    """LayerNorm's float16 and bfloat16 outputs and JAX's softmax: none of the candidates gives them.
 
-    PyTorch returns mean and rstd rounded to the dtype but normalises with its float32 ones, which on these
-    rows of 256 are not the model's sequential orders; JAX rounds each exp to the dtype before its float32 sum.
+    PyTorch's mean and rstd, rounded to the dtype, are candidates' (above), but its output is not
+    (x - mean) * rstd from any candidate's statistics, with either rounding of rstd.  JAX's softmax
+    (jax/_src/nn/functions.py) takes exp, the sum and the division in the input's dtype.
     """
     name, call = key
     fmt = fmt_of(name)
