@@ -120,15 +120,16 @@ $(LIBSTAMP): requirements-libraries.txt pyproject.toml
 	$(LIBPIP) install --no-deps -e .
 	touch $@
 
-# Runs the library rows and gloo's all-reduce afresh and fails if they differ from the committed
-# data/libraries.json and data/gloo_allreduce.json.
+# Runs the library rows, gloo's all-reduce and the libraries' normalisation afresh and fails if they differ
+# from the committed data/libraries.json, data/gloo_allreduce.json and data/normalisation_libraries.json.
 libraries: $(STAMP) $(LIBSTAMP)
-	LIBRARIES_PYTHON="$(abspath $(LIBVENV))/bin/python" $(BIN)/pytest tests/model/test_libraries.py tests/model/test_gloo_allreduce.py -q -n 0
+	LIBRARIES_PYTHON="$(abspath $(LIBVENV))/bin/python" $(BIN)/pytest tests/model/test_libraries.py tests/model/test_gloo_allreduce.py tests/model/test_normalisation_libraries.py -q -n 0
 
-# Rewrites data/libraries.json and data/gloo_allreduce.json from a fresh run (commit them).
+# Rewrites data/libraries.json, data/gloo_allreduce.json and data/normalisation_libraries.json from a fresh run (commit them).
 libraries-data: $(LIBSTAMP)
 	$(LIBVENV)/bin/python scripts/libraries/run.py
 	$(LIBVENV)/bin/python scripts/libraries/gloo_allreduce.py
+	$(LIBVENV)/bin/python scripts/libraries/normalisation.py
 
 # Lighthouse 12.2.3 for `make bench`, pinned by tools/lighthouse/package-lock.json (needs Node 18.20+).
 LIGHTHOUSE := tools/lighthouse/node_modules/.installed

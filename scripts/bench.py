@@ -175,6 +175,38 @@ def throughput(trials: int = 64, n: int = 2**16) -> None:
             print(f"  {fmt.label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {mark}")
 
 
+VARIANCE_GOALS = {"two-pass": 0.3, "welford": 0.1, "chan": 0.1}
+"""The variance methods' shares of NumPy's float16 np.add.accumulate (issue 41); textbook has none."""
+
+
+def variance_throughput(trials: int = 64, n: int = 2**16) -> None:
+    """Each variance method (fpsum.moments) in FP16 and BF16, accumulated in the input format, against numpy's
+    own float16 np.add.accumulate; numpy's float32 var of the same shape beside it for scale (no goal).
+    """
+    import numpy as np
+
+    from fpsum.formats import BF16, FP16
+    from fpsum.inputs import make_inputs
+    from fpsum.moments import MOMENT_METHODS, mean_variance
+
+    updates = trials * n
+    native_input = np.random.default_rng(0).random((trials, n)).astype(np.float16)
+    native = best_rate(lambda: np.add.accumulate(native_input, axis=-1), updates)
+    wide = native_input.astype(np.float32)
+    numpy_var = best_rate(lambda: np.var(wide, axis=-1), updates)
+    print(f"\nvariance, {trials} trials x {n:,} inputs (element updates per second):")
+    print(f"  numpy np.add.accumulate, float16:  {native / 1e6:8.1f} M/s   (the reference)")
+    print(f"  numpy np.var, float32:             {numpy_var / 1e6:8.1f} M/s  {numpy_var / native:6.1%} of native   "
+          "(for scale)")
+    for fmt in (FP16, BF16):
+        values = make_inputs("uniform", n, fmt, seed=0, trials=trials)
+        for method in MOMENT_METHODS:
+            rate = best_rate(functools.partial(mean_variance, values, fmt, method), updates)
+            goal = VARIANCE_GOALS.get(method)
+            mark = "" if goal is None else f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}"
+            print(f"  {fmt.label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {mark}")
+
+
 DOT_GOALS = {"naive": 0.5, "pairwise": 0.5, "truncated": 0.1, "truncated, promoted every 128": 0.1}
 
 
@@ -286,6 +318,7 @@ def main() -> None:
     print(f"calibration (a Python loop over 3 million floats and a NumPy sort of 2 million): "
           f"{calibration_seconds():.3f} s")
     throughput()
+    variance_throughput()
     dot_throughput()
     reading_speed()
     from playground_speed import measure as playground_speed  # scripts/playground_speed.py: the port in chromium

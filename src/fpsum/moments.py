@@ -29,6 +29,7 @@ are here too.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -99,12 +100,41 @@ def divide_by_count(values: np.ndarray, k: int, acc: Format) -> np.ndarray:
 
 
 def _count_divider(n: int, acc: Format) -> Callable[[np.ndarray, int], np.ndarray]:
-    """:func:`divide_by_count` for k = 1..n, the counts that are values of ``acc`` made once (Welford's hot loop)."""
+    """:func:`divide_by_count` for k = 1..n, bit for bit, with less work a call (Welford's hot loop).
+
+    The counts that are values of ``acc`` are made once.  Past them, FP16 and
+    FP32 take the float64 quotient and round it once, as divide_by_count's
+    float64 route does, without the checks of each call.  BF16 takes the float32 quotient for every k: it rounds the
+    exact quotient once, and rounding that to BF16 rounds as the exact one would
+    unless it landed on a BF16 midpoint (its low 16 bits 0x8000, in BF16's
+    subnormal range too, which is float32's), where those rows go to
+    :func:`divide_by_count`.  Other formats use :func:`divide_by_count`.
+    """
     held = [acc.dtype.type(k) for k in range(min(n, 1 << acc.precision, int(acc.max_finite)) + 1)]
+    native = acc.dtype in (np.dtype(np.float16), np.dtype(np.float32))
+    bf16_like = acc.emin == -126 and acc.precision == 8  # BF16: float32's exponents, 16 bits fewer
+    half = acc.dtype == np.float16
+    little = sys.byteorder == "little"  # a float32's low 16 bits are then the first uint16 of its two
+    tiny, units = (acc.smallest_normal, 2.0 ** (acc.precision - 1 - acc.emin)) if half else (0.0, 1.0)  # 2**24
 
     def divide(values: np.ndarray, k: int) -> np.ndarray:
         if k < len(held):
             return np.asarray(values / held[k])
+        if half and k <= MAX_COUNT:
+            # numpy's cast of an inexact FP16 subnormal is slow (it raises underflow for each), so the float64
+            # quotient, in units of FP16's subnormal spacing 2**-24 (a power of two: exact), is rounded to a
+            # whole number of them there first (rint: nearest, ties to even, keeps -0.0) and then cast exactly.
+            scaled = np.divide(values, k / units, dtype=np.float64)
+            return np.asarray((np.where(np.abs(scaled) < tiny * units, np.rint(scaled), scaled) / units)
+                              .astype(acc.dtype))
+        if native and k <= MAX_COUNT:
+            return np.asarray(np.divide(values, float(k), dtype=np.float64).astype(acc.dtype))
+        if bf16_like and k <= MAX_COUNT:
+            quotient = np.divide(values, np.float32(k), dtype=np.float32)  # k < 2**24: exact in float32
+            bits = np.asarray(quotient).reshape(-1).view(np.uint32)  # one row gives a 0-d quotient
+            low = bits.view(np.uint16)[0::2] if little else bits & 0xFFFF
+            if not (low == 0x8000).any():
+                return np.asarray(quotient.astype(acc.dtype))
         return divide_by_count(values, k, acc)
 
     return divide

@@ -22,7 +22,9 @@ from fpsum.array_rounding import to_format
 from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E4M3FNUZ, E5M2, E5M2FNUZ, FP16, FP32, FP64, Format
 from fpsum.moments import (
+    MAX_COUNT,
     MOMENT_METHODS,
+    _count_divider,
     check_formats,
     divide_by_count,
     exact_moments,
@@ -175,6 +177,34 @@ def test_divide_by_count_is_the_exact_quotient_rounded_once(fmt: Format) -> None
         assert np.array_equal(got, np.array(want)), k
     with pytest.raises(ValueError, match="count"):
         divide_by_count(values, 0, fmt)
+
+
+@pytest.mark.parametrize("fmt", (FP16, BF16, FP32, E4M3), ids=lambda f: f.name)
+def test_welfords_divider_is_the_exact_quotient_rounded_once(fmt: Format) -> None:
+    """Welford's divider (its own routes for FP16, FP32 and BF16) against Fractions, as divide_by_count is, and
+    on BF16 quotients whose float32 value is a BF16 midpoint the exact one is not (1.0078125 / 65,791 rounds to
+    1.5378e-05, not the float32 quotient's 1.5259e-05).
+    """
+    rng = np.random.default_rng(fmt.bits + 2 * fmt.precision)
+    values = make_values(fmt, "codes", (60,), seed=4)
+    edges = [(1 << b) + step for b in (3, 8, 11, 12, 14, 15, 18, 24) for step in (-1, 0, 1)]
+    counts = np.concatenate([np.arange(1, 41), edges, rng.integers(40, 1 << 26, 40)])
+    divide = _count_divider(MAX_COUNT, fmt)
+    cases = [(values, k) for k in counts.tolist()]
+    if fmt is BF16:
+        cases += [(np.array([v, 1.0], dtype=BF16.dtype), k) for v, k in ((1.0078125, 65791), (1.65625, 66003),
+                                                                         (1.21875, 67931))]
+    if fmt is FP16:  # quotients halfway between FP16 subnormals (ties to even), and ones that round to -0.0
+        cases += [(np.array([3 * 2.0**-13, 5 * 2.0**-13, -3 * 2.0**-13, -(2.0**-24)], dtype=np.float16), 4096),
+                  (np.array([3 * 2.0**-12, -(2.0**-14)], dtype=np.float16), 3 * 4096)]
+    for row, k in cases:
+        got = divide(row, k).astype(np.float64)
+        want = [round_exact(Fraction(v) / k, fmt) if v != 0 else v for v in row.astype(np.float64).tolist()]
+        assert np.array_equal(got, np.array(want)), k
+        # one row's running mean is 0-d, several rows' may be 2-d: the same quotients
+        assert np.array_equal(np.asarray(divide(row[0], k), dtype=np.float64), want[0]), k
+        table = row[: len(row) // 2 * 2].reshape(2, -1)
+        assert np.array_equal(divide(table, k).astype(np.float64).ravel(), want[: table.size]), k
 
 
 def test_numpy_float16_does_the_same_loops() -> None:
