@@ -25,7 +25,6 @@ runs on one thread.  The libraries are imported by name only inside
 
 from __future__ import annotations
 
-import argparse
 import base64
 import hashlib
 import importlib
@@ -33,7 +32,6 @@ import importlib.metadata
 import json
 import os
 import platform
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +39,11 @@ import numpy as np
 
 from fpsum.array_rounding import to_format
 from fpsum.formats import BF16, FP16, FP32, Format
+
+try:  # imported as libraries.normalisation (the tests), or run as a file (make libraries-data)
+    from libraries.data_file import write_or_check
+except ModuleNotFoundError:
+    from data_file import write_or_check  # type: ignore[import-not-found,no-redef]
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "data" / "normalisation_libraries.json"
@@ -174,22 +177,9 @@ def encoded(data: dict[str, object]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the fresh results to ``--out``, or with ``--check`` compare them with it: exit 1 if they differ."""
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DATA)
-    parser.add_argument("--check", action="store_true", help="compare with --out instead of writing it")
-    args = parser.parse_args(argv)
     os.environ.update({"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                        "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"})
-    fresh = encoded(results())
-    if not args.check:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(fresh, encoding="utf-8")
-        return 0
-    committed = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
-    if fresh == committed:
-        return 0
-    sys.stdout.write(f"{args.out} differs from a fresh run (make libraries-data rewrites it)\n")
-    return 1
+    return write_or_check(argv, (__doc__ or "").splitlines()[0], DATA, lambda: encoded(results()))
 
 
 if __name__ == "__main__":
