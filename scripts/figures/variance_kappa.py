@@ -32,6 +32,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
 from fpsum.array_rounding import to_format
@@ -211,7 +212,7 @@ def draw(panels: list[Panel], palette: Palette, layout: Layout) -> Figure:
     # The legend in a band of its own below the panels: the layout engine keeps the panels above it.
     band = LEGEND_LINES[layout.narrow] * layout.font_pt * 1.45 / 72 / layout.size[1]
     engine = fig.get_layout_engine()
-    assert engine is not None
+    assert isinstance(engine, ConstrainedLayoutEngine)
     engine.set(rect=(0.0, band, 1.0, 1.0 - band))
     fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncols=1 if layout.narrow else 4,
                frameon=False)
