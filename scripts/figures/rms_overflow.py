@@ -160,7 +160,7 @@ def numbers(medians: dict[str, np.ndarray], params: RmsOverflowParams) -> Nested
     out: dict[str, NestedNumbers | str] = {
         "n": number(params.n), "trials": number(params.trials), "eps": f"{params.eps:g}".replace("e-0", "e-"),
         "fp16_max": number(FP16.max_finite),
-        "overflow_sigma": number(first) if lost.size else "none",
+        "overflow_sigma": number(first, 1) if lost.size else "none",
         "overflow_sum": number(params.n * first**2) if lost.size else "none",
         "case": case(params),
     }
