@@ -376,3 +376,35 @@ def test_the_rms_figure_overflows_from_the_quoted_sigma_and_only_the_plain_fp16_
     assert lost.any() and np.all(lost[first:]) and not lost[:first].any()
     assert RMS.n * sigmas[first] ** 2 > FP16.max_finite
     assert np.all(medians["prescaled"] < 0.01) and np.all(medians["wide"] < 1e-5)
+
+
+def test_pairwise_equal_logits_match_fp32_where_the_figure_draws_no_line(
+        softmax_panels: dict[tuple[str, str], softmax_error.Panel]) -> None:
+    """The caption: pairwise on equal logits equals the FP32 sum (error 0) except where it overflows (a cross)."""
+    for fmt in ("fp16", "bf16"):
+        medians = softmax_panels[(fmt, "equal")].medians["pairwise"]
+        assert np.all((medians == 0) | np.isinf(medians))
+    assert np.isinf(softmax_panels[("fp16", "equal")].medians["pairwise"][-1])
+
+
+# ---------------------------------------------------------------- one look per method
+
+
+NORMALISATION_LOOKS = ("textbook", "twopass", "welford", "chan", "online", "prescaled")
+
+
+def test_the_normalisation_methods_have_looks_of_their_own() -> None:
+    """Colours no other look has, WCAG 3:1 on both backgrounds, a marker each, dashes and markers that differ."""
+    from figures.looks import DARK, INPUT_LOOKS, LIGHT, LOOKS, MOMENT_LOOKS
+    from wcag import contrast
+
+    assert set(MOMENT_LOOKS) == set(MOMENT_METHODS) and set(MOMENT_LOOKS.values()) <= set(NORMALISATION_LOOKS)
+    others = [look for key, look in LOOKS.items() if key not in NORMALISATION_LOOKS] + list(INPUT_LOOKS.values())
+    taken = {c for look in others for c in (look.light, look.dark)}
+    for key in NORMALISATION_LOOKS:
+        look = LOOKS[key]
+        assert look.light not in taken and look.dark not in taken, key
+        assert contrast(look.light, LIGHT.background) >= 3 and contrast(look.dark, DARK.background) >= 3, key
+        assert look.marker, key
+    for attribute in ("dash", "marker", "light", "dark"):
+        assert len({getattr(LOOKS[k], attribute) for k in MOMENT_LOOKS.values()}) == len(MOMENT_LOOKS), attribute
