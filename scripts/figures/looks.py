@@ -90,6 +90,20 @@ LOOKS |= {
     "weightmaster": _update_look("master", "#006494", "#7fd3ff", (6.0, 1.5, 1.0, 1.5), 2.2, "square"),
 }
 
+# Normalisation (fpsum.moments, fpsum.softmax, fpsum.rms): the four variance methods, the online softmax
+# normaliser (its naive and pairwise orders are the sums' own looks) and RMSNorm's power-of-two prescale.
+# Keys of letters alone: "twopass" is the model's "two-pass".
+LOOKS |= {
+    "textbook": Look("textbook E[x²] − E[x]²", "#e65100", "#ffa270", (), 2.2, "circle"),
+    "twopass": Look("two-pass", "#558b2f", "#aed581", (4.0, 1.5), 2.2, "square"),
+    "welford": Look("Welford", "#1a237e", "#8c9eff", (1.2, 1.2), 2.4, "triangle"),
+    "chan": Look("Chan (pairwise merges)", "#004d40", "#64ffda", (6.0, 1.5, 1.0, 1.5), 2.2, "diamond"),
+    "online": Look("online (running max)", "#880e4f", "#ff80ab", (2.0, 1.5), 2.4, "triangle_down"),
+    "prescaled": Look("prescaled by a power of two", "#4a148c", "#ea80fc", (5.0, 2.0), 2.2, "hexagon"),
+}
+MOMENT_LOOKS: dict[str, str] = {"textbook": "textbook", "two-pass": "twopass", "welford": "welford", "chan": "chan"}
+"""Each variance method of :mod:`fpsum.moments` and the key of its look in :data:`LOOKS`."""
+
 INPUT_LOOKS: dict[str, Look] = {
     "uniform": Look("uniform [0, 1)", "#37474f", "#cfd8dc", (), 2.0, "circle"),
     "squares": Look("squares of uniform", "#c2185b", "#f48fb1", (3.0, 1.5), 2.0, "square"),
