@@ -25,6 +25,7 @@ from playwright.sync_api import Browser
 from browsing import CHROMIUM_ARGS, Visit, serving
 from figures.alone import MODULES_ENV
 from figures.cache import CACHE_DIR
+from figures.mpl_dark_proof import PROOF_ENV
 from figures.site_info import read_citation
 from fresh_loads import Loaded, fresh_loads
 from repo_copy import copy_repo
@@ -40,6 +41,9 @@ VERSION = str(read_citation()["version"])
 pytest_plugins = ["publishing"]
 RECORD_MODULES = "record-modules.json"
 """Beside ``built_copy``'s repository: each record's loaded module files in its cold build (test_cache_keys)."""
+DARK_PROOF = "dark-proof.txt"
+"""Beside ``built_copy``'s repository: each static figure layout whose dark SVG its cold build proved
+(``figures.mpl_dark_proof``, test_figure_layout)."""
 ARCHIVE_EPOCH = 1_700_000_000  # 2023-11-14 22:13:20 UTC: the date every file in the tests' archive carries
 
 
@@ -182,8 +186,10 @@ def build_cold_copy(factory: pytest.TempPathFactory) -> BuiltCopy:
         built.repo.mkdir()
         copy_repo(built.repo)
         assert not (built.repo / ".cache").exists()
-        # Each record in an interpreter of its own, listing the modules it loaded: the cache keys' proof.
-        result = build_copy(built.repo, built.site, environment={MODULES_ENV: str(folder / RECORD_MODULES)})
+        # Each record in an interpreter of its own, listing the modules it loaded: the cache keys' proof;
+        # and each static figure drawn dark too, held to its recoloured SVG: the dark SVGs' proof.
+        result = build_copy(built.repo, built.site, environment={MODULES_ENV: str(folder / RECORD_MODULES),
+                                                                 PROOF_ENV: str(folder / DARK_PROOF)})
         return None if result.returncode == 0 else f"strict build of the copy failed:\n{result.stderr[-4000:]}"
 
     folder = once_per_run(factory, "copy", build)

@@ -3,7 +3,8 @@
 A figure is drawn once per layout, in the light palette, styled
 (:func:`figures.mpl_style.style_axes`), laid out by saving it, and checked
 as drawn (:mod:`figures.mpl_collisions`, :mod:`figures.mpl_text_sizes`);
-its dark SVG is the light one recoloured (:func:`figures.mpl_dark.dark_svg`).
+its dark SVG is the light one recoloured (:func:`figures.mpl_dark.dark_svg`), which
+a build can be asked to prove by drawing it dark (:mod:`figures.mpl_dark_proof`).
 
 The matplotlib layer of every static figure, one concern a module:
 
@@ -11,6 +12,7 @@ The matplotlib layer of every static figure, one concern a module:
 - :mod:`figures.mpl_lines`: a method's line in its look, tagged with its name;
 - :mod:`figures.mpl_style`: a drawing styled in its palette, log labels in plain text, ticks only in view;
 - :mod:`figures.mpl_dark`: the dark SVG recoloured from the light one;
+- :mod:`figures.mpl_dark_proof`: in a build that asks, each dark SVG held to the figure drawn dark;
 - :mod:`figures.mpl_labels`: the texts a drawn figure shows, and where;
 - :mod:`figures.mpl_collisions`: the legibility check (overlaps, labels out of place, lines through labels);
 - :mod:`figures.mpl_text_sizes`: each layout's smallest text, checked, and ``-text.json``;
@@ -33,6 +35,7 @@ from .contract import FigureFiles  # noqa: E402
 from .looks import LIGHT, Palette  # noqa: E402
 from .mpl_collisions import check_layout  # noqa: E402
 from .mpl_dark import RecolourError, dark_svg  # noqa: E402
+from .mpl_dark_proof import proof_file, prove_dark  # noqa: E402
 from .mpl_files import SVG_RC, png_bytes, svg_bytes  # noqa: E402
 from .mpl_style import style_axes  # noqa: E402
 from .mpl_subscripts import slide_subscripts  # noqa: E402
@@ -72,6 +75,10 @@ window, or an ``<img>``, where it fills the element's box, as it would anyway; a
 page is not the root."""
 
 
+def _unchanged(svg: bytes) -> bytes:
+    return svg
+
+
 def filling_alone(svg: bytes) -> bytes:
     """``svg`` with :data:`FILL_ALONE` first in matplotlib's style sheet; ``ValueError`` if it has none."""
     if MATPLOTLIB_STYLE not in svg:
@@ -104,13 +111,16 @@ def render(draw: Callable[[Palette, Layout], Figure], figure_id: str, sizes: Siz
         try:
             texts[layout.name] = text_record(layout, smallest)
             assert svg is not None  # a screen's layout is laid out by saving its SVG
-            if layout is narrow:
-                svg = filling_alone(svg)
+            finish = filling_alone if layout is narrow else _unchanged
+            svg = finish(svg)
             try:
                 files[dark_path] = dark_svg(svg)
             except RecolourError as error:
                 raise RecolourError(f"figure {figure_id!r}: {error}") from None
             files[light_path] = svg
+            proof = proof_file()
+            if proof is not None:
+                prove_dark(draw, figure_id, layout, files[dark_path], finish, proof)
         finally:
             plt.close(fig)
     files[paths.png], texts["slide"] = slide_png(draw, figure_id, sizes.slide)

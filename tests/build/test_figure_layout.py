@@ -25,19 +25,22 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from figures import blocked, error_vs_n, looks, mpl_render, neumaier, races, spacing, stochastic_race
+from conftest import DARK_PROOF
+from figures import looks, mpl_render, races, spacing
 from figures.build import registry
 from figures.contract import FigureFiles
 from figures.looks import DARK, LIGHT, Palette
 from figures.mpl_collisions import LayoutError, text_collisions
-from figures.mpl_dark import RecolourError, dark_svg, with_root_style
+from figures.mpl_dark import RecolourError, dark_svg
+from figures.mpl_dark_proof import PROOF_ENV, DarkDrawingError
 from figures.mpl_files import RC, SLIDE_WIDTH_PX, SVG_RC, png_bytes, svg_bytes
 from figures.mpl_labels import drawn_labels
-from figures.mpl_render import filling_alone, render
+from figures.mpl_render import render
 from figures.mpl_style import InViewTicks, plain_tick_text, style_axes
 from figures.variants import Layout, Sizes
 from fpsum.formats import get_format
 from fpsum.race import run_race
+from repocopy import BuiltCopy
 from wcag import contrast
 
 
@@ -397,67 +400,42 @@ def test_every_title_is_drawn_in_the_palettes_text_colour_wherever_it_is_placed(
 
 # ---------------------------------------------------------------- the real figures, with their real data
 
-PARAMS = {record.id: record.params for record in registry()}
+def static_figures() -> list[str]:
+    """The records drawn through ``render``: the static figures, from the registry."""
+    return [record.id for record in registry()
+            if getattr(sys.modules[record.build.__module__], "render", None) is render]
 
 
-Draw = Callable[[Palette, Layout], Figure]
-
-
-def _error_vs_n(palette: Palette, layout: Layout) -> Figure:
-    return error_vs_n.draw(error_vs_n.compute(PARAMS["error-vs-n"]), palette, layout)
-
-
-def _spacing(palette: Palette, layout: Layout) -> Figure:
-    return spacing.draw(PARAMS["spacing"], palette, layout)
-
-
-def _neumaier(palette: Palette, layout: Layout) -> Figure:
-    return neumaier.draw(*neumaier.compute(PARAMS["neumaier"]), palette, layout)
-
-
-def _stochastic_race(palette: Palette, layout: Layout) -> Figure:
-    return stochastic_race.draw(stochastic_race.compute(PARAMS["stochastic-race"]), palette, layout)
-
-
-def _blocked(palette: Palette, layout: Layout) -> Figure:
-    return blocked.draw(blocked.compute(PARAMS["blocked"]), PARAMS["blocked"], palette, layout)
-
-
-CHEAP: dict[str, tuple[Draw, Sizes]] = {"error-vs-n": (_error_vs_n, error_vs_n.sizes(2)),
-                                        "spacing": (_spacing, spacing.SIZES),
-                                        "stochastic-race": (_stochastic_race, stochastic_race.SIZES),
-                                        "neumaier": (_neumaier, neumaier.SIZES),
-                                        "blocked": (_blocked, blocked.SIZES)}
-"""The static figures drawn here, with their sizes; error-vs-n-fp32 (a sweep of 48 million inputs) and the
-rest are checked by the build (``test_every_static_figure_of_the_build_passed_the_check``)."""
-
-
-HASHED_ID = re.compile(rb"\b[mph][0-9a-f]{10}\b")
-"""An id matplotlib makes from a hash of a style, colours included (markers, clip paths, hatches)."""
-
-
-@pytest.mark.parametrize("figure_id", CHEAP)
-def test_a_real_figure_is_legible_and_its_dark_svgs_are_its_dark_drawings(figure_id: str) -> None:
-    """``render`` checks each layout of the light figure; the dark SVGs it makes by swapping colours are
-    what drawing the figure in the dark palette gives (its palettes differ in colour only), but the hashed ids.
+def test_every_static_figure_s_dark_svgs_are_its_dark_drawings(built_copy: BuiltCopy) -> None:
+    """The cold build drew each layout of every static figure in the dark palette too, and each was its light
+    drawing recoloured (``figures.mpl_dark_proof``; a difference stops that build): its list names them all.
     """
-    draw, sizes = CHEAP[figure_id]
-    files = render(draw, figure_id, sizes)
-    paths = FigureFiles.of(figure_id)
-    for layout, light, dark in ((sizes.layouts()[0], paths.svg, paths.dark_svg),
-                                (sizes.layouts()[1], paths.narrow_svg, paths.narrow_dark_svg)):
-        with plt.rc_context(SVG_RC | {"font.size": layout.font_pt}):
-            fig = draw(DARK, layout)
-            try:
-                style_axes(fig, DARK)
-                drawn = svg_bytes(fig)
-            finally:
-                plt.close(fig)
-        # Beside the colours, the dark file asks for a dark canvas, and a narrow one fills a window alone.
-        drawn = with_root_style(drawn, b"color-scheme: dark")
-        drawn = filling_alone(drawn) if layout == sizes.layouts()[1] else drawn
-        assert HASHED_ID.sub(b"id", files[dark]) == HASHED_ID.sub(b"id", drawn), layout.name
-        assert files[dark] != files[light]
+    proven = (built_copy.repo.parent / DARK_PROOF).read_text(encoding="utf-8").split("\n")
+    wide, narrow, _ = spacing.SIZES.layouts()  # every figure's layouts have these names
+    expected = {f"{figure_id} {layout.name}" for figure_id in static_figures() for layout in (wide, narrow)}
+    assert set(filter(None, proven)) == expected
+
+
+def test_a_dark_drawing_that_differs_in_more_than_colour_stops_the_build(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A figure that draws something only in the dark palette: its dark SVG, recoloured from the light one,
+    cannot be right, and the proof says which figure and layout.
+    """
+    def draw(palette: Palette, layout: Layout, dark_title: bool) -> Figure:
+        fig, axes = plt.subplots(figsize=layout.size)
+        axes.plot([0, 1], [0, 1], color=palette.text)
+        if dark_title and palette is DARK:
+            axes.set_title("only in the dark")
+        return fig
+
+    sizes = spacing.SIZES
+    proof = tmp_path / DARK_PROOF
+    monkeypatch.setenv(PROOF_ENV, str(proof))
+    with pytest.raises(DarkDrawingError, match=r"figure 'dark-only', wide layout"):
+        render(lambda palette, layout: draw(palette, layout, True), "dark-only", sizes)
+    proof.unlink(missing_ok=True)
+    render(lambda palette, layout: draw(palette, layout, False), "same", sizes)
+    assert proof.read_text(encoding="utf-8").split() == ["same", "wide", "same", "narrow"]
 
 
 def test_race_slides_are_legible() -> None:
@@ -481,9 +459,8 @@ def test_every_static_figure_of_the_build_passed_the_check(site_dir: Path) -> No
     ``LayoutError``, which fails the build), so a built site proves them all legible, error-vs-n-fp32 and
     the figures not drawn above included; here: each such figure of the registry is in the site.
     """
-    static = [record.id for record in registry()
-              if getattr(sys.modules[record.build.__module__], "render", None) is render]
-    assert set(CHEAP) | {"error-vs-n-fp32"} <= set(static)
+    static = static_figures()
+    assert {"error-vs-n", "error-vs-n-fp32", "spacing", "neumaier"} <= set(static)
     for figure_id in static:
         files = FigureFiles.of(figure_id)
         assert (site_dir / files.svg).is_file() and (site_dir / files.dark_svg).is_file(), figure_id
@@ -493,7 +470,7 @@ def test_checked_figures_are_checked_at_their_own_size() -> None:
     """A figure of the real size (not a thumbnail) is what the checker measures: its dpi is the figure's."""
     wide = spacing.SIZES.layouts()[0]
     with plt.rc_context(SVG_RC | {"font.size": wide.font_pt}):  # as render draws it
-        fig = _spacing(LIGHT, wide)
+        fig = spacing.draw(next(r.params for r in registry() if r.id == "spacing"), LIGHT, wide)
         style_axes(fig, LIGHT)
     try:
         width, height = fig.get_size_inches()
