@@ -166,8 +166,10 @@ def _check(values: np.ndarray, acc: Format) -> int:
 
 
 # --8<-- [start:textbook]
-def textbook_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.ndarray]:
-    """E[x^2] - E[x]^2: both sums in one pass, in order; (mean, variance) rounded to ``acc``.
+def textbook_moments(
+    values: np.ndarray, acc: Format
+) -> tuple[np.ndarray, np.ndarray]:
+    """E[x^2] - E[x]^2: both sums in one pass, in order, rounded to `acc`.
 
     Cancellation: var is the difference of two rounded numbers near mean^2,
     so it can come out negative, on a constant row too.  n = 1 gives
@@ -186,14 +188,16 @@ def textbook_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.nd
 
 
 # --8<-- [start:two_pass]
-def two_pass_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.ndarray]:
-    """The mean first, then the mean square of the deviations, each sum in order; rounded to ``acc``.
+def two_pass_moments(
+    values: np.ndarray, acc: Format
+) -> tuple[np.ndarray, np.ndarray]:
+    """The mean, then the mean square of the deviations; rounded to `acc`.
 
     A sum of rounded squares is never negative, so neither is the variance;
     a constant row (every x equal to its rounded mean) gives exactly 0, and
     so does n = 1.  An inf input gives NaN (inf - inf), a NaN input NaN;
     squares that overflow give inf (NaN in E4M3).  -0.0 as in
-    :func:`textbook_moments`.
+    `textbook_moments()`.
     """
     n = _check(values, acc)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -205,8 +209,10 @@ def two_pass_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.nd
 
 
 # --8<-- [start:welford]
-def welford_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.ndarray]:
-    """Welford's update, one input at a time (vectorised over rows); (mean, M2 / n) rounded to ``acc``.
+def welford_moments(
+    values: np.ndarray, acc: Format
+) -> tuple[np.ndarray, np.ndarray]:
+    """Welford's update, one input at a time; (mean, M2 / n) rounded to `acc`.
 
     Each term d * (x - m) has factors of one sign (m moves towards x by a
     fraction of d), so M2 never decreases and the variance is never negative;
@@ -230,33 +236,54 @@ def welford_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.nda
 
 
 # --8<-- [start:chan]
-def _merge(a: tuple[int, np.ndarray, np.ndarray], b: tuple[int, np.ndarray, np.ndarray],
-           acc: Format) -> tuple[int, np.ndarray, np.ndarray]:
-    """Chan, Golub and LeVeque's merge of two (count, mean, M2), every operation rounded to ``acc``."""
+def _merge(
+    a: tuple[int, np.ndarray, np.ndarray],
+    b: tuple[int, np.ndarray, np.ndarray],
+    acc: Format,
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """Chan, Golub and LeVeque's merge of two (count, mean, M2), in `acc`."""
     na, ma, m2a = a
     nb, mb, m2b = b
     n = na + nb
     delta = mb - ma
     mean = ma + delta * acc.dtype.type(count_ratio(nb, n, acc))
-    m2 = (m2a + m2b) + (delta * delta) * acc.dtype.type(count_ratio(na * nb, n, acc))
+    m2 = (m2a + m2b) + (delta * delta) * acc.dtype.type(
+        count_ratio(na * nb, n, acc)
+    )
     return n, mean, m2
 
 
-def _chan(values: np.ndarray, acc: Format) -> tuple[int, np.ndarray, np.ndarray]:
-    """(n, mean, M2) of the last axis by the pairwise tree: power-of-two parts level by level."""
+def _chan(
+    values: np.ndarray, acc: Format
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """(n, mean, M2) of the last axis by the pairwise tree, level by level."""
     n = values.shape[-1]
     if n & (n - 1) == 0:
-        part: tuple[int, np.ndarray, np.ndarray] = (1, values, np.zeros_like(values))
+        part: tuple[int, np.ndarray, np.ndarray] = (
+            1,
+            values,
+            np.zeros_like(values),
+        )
         while part[1].shape[-1] > 1:
             count, mean, m2 = part
-            part = _merge((count, mean[..., 0::2], m2[..., 0::2]), (count, mean[..., 1::2], m2[..., 1::2]), acc)
+            part = _merge(
+                (count, mean[..., 0::2], m2[..., 0::2]),
+                (count, mean[..., 1::2], m2[..., 1::2]),
+                acc,
+            )
         return part[0], part[1][..., 0], part[2][..., 0]
     left = pairwise_split(n)
-    return _merge(_chan(values[..., :left], acc), _chan(values[..., left:], acc), acc)
+    return _merge(
+        _chan(values[..., :left], acc), _chan(values[..., left:], acc), acc
+    )
 
 
-def chan_moments(values: np.ndarray, acc: Format) -> tuple[np.ndarray, np.ndarray]:
-    """Pairwise merges of (count, mean, M2), as warp and block reductions do; (mean, M2 / n) rounded to ``acc``.
+def chan_moments(
+    values: np.ndarray, acc: Format
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pairwise merges of (count, mean, M2), as warp and block reductions do.
+
+    Returns (mean, M2 / n), rounded to `acc`.
 
     M2 is a sum of rounded squares times positive weights, never negative; a
     constant row gives exactly 0 (every delta is 0), and so does n = 1 (one

@@ -162,22 +162,31 @@ def softmax_terms(values: np.ndarray, acc: Format) -> np.ndarray:
 
 # --8<-- [start:online]
 def online_denominator(values: np.ndarray, acc: Format) -> np.ndarray:
-    """Milakov and Gimelshein's online normaliser: running max and running sum, rescaled when the max grows.
+    """Milakov and Gimelshein's online normaliser: a running max and sum.
 
-    Every operation rounded once to ``acc``: m' = max(m, x) (exact),
+    The sum is rescaled each time the max grows.
+
+    Every operation rounded once to `acc`: m' = max(m, x) (exact),
     d = fl(fl(d * exp(fl(m - m'))) + exp(fl(x - m'))), from m = x0 and d = 1.
-    The exponentials are those of :func:`exp_rounded`, all taken before the
+    The exponentials are those of `exp_rounded()`, all taken before the
     loop (the running max is known in advance).  NaN or inf inputs give NaN;
     -0.0 and +0.0 count as one max.
     """
     _check(values, acc)
     running_max = np.maximum.accumulate(values, axis=-1)
     with np.errstate(over="ignore", invalid="ignore"):
-        rescale = exp_rounded(np.concatenate([running_max[..., :1], running_max[..., :-1]], axis=-1) - running_max,
-                              acc)
+        rescale = exp_rounded(
+            np.concatenate(
+                [running_max[..., :1], running_max[..., :-1]], axis=-1
+            )
+            - running_max,
+            acc,
+        )
         terms = exp_rounded(values - running_max, acc)
         d = np.ones(values.shape[:-1], dtype=values.dtype)
-        for scale, term in zip(np.moveaxis(rescale, -1, 0)[1:], np.moveaxis(terms, -1, 0)[1:]):
+        for scale, term in zip(
+            np.moveaxis(rescale, -1, 0)[1:], np.moveaxis(terms, -1, 0)[1:]
+        ):
             d = d * scale + term
     return d
 # --8<-- [end:online]
