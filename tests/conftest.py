@@ -120,9 +120,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """
     for item in items:
         item.add_marker(getattr(pytest.mark, layer_of(item.path)))
-    # Cheapest layer first: the model tests, which need no build, keep both workers busy while the
-    # builds that the later layers wait for run beside them (start_builds).
-    items.sort(key=lambda item: LAYERS.index(layer_of(item.path)))
     if config.getoption("--check-pass"):
         left_out = [item for item in items if item.get_closest_marker("browser") and not in_check_pass(item)]
         if left_out:
@@ -199,8 +196,9 @@ def build_cold_copy(factory: pytest.TempPathFactory) -> BuiltCopy:
 def start_builds(session: pytest.Session) -> threading.Thread | None:
     """Start the builds the collected tests will wait for, in a thread of the first worker, at once.
 
-    A build is a subprocess, so the thread mostly waits; meanwhile the model
-    tests (first in the order) run.  The fixtures then find the build done, or
+    A build is a subprocess, so the thread mostly waits; meanwhile the tests
+    that need no build run (the model layer, first where the layers are named
+    in that order, as ``make check`` names them).  The fixtures then find the build done, or
     wait for its lock (``once_per_run``) as they would for another worker's.
     What goes wrong is left for the fixture to report, in every test that needs it.
     """
