@@ -27,6 +27,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "scripts"))  # the figure builders: their record times
@@ -152,27 +153,39 @@ def best_rate(run: Callable[[], object], additions: int, repeats: int = 3) -> fl
     return additions / best
 
 
-def throughput(trials: int = 64, n: int = 2**16) -> None:
-    """Each method's speed in FP16 and BF16 against numpy's own float16 np.add.accumulate."""
+def float16_reference(trials: int, n: int) -> tuple[Any, float]:
+    """The reference every throughput is a share of: numpy's own float16 ``np.add.accumulate`` over
+    ``trials`` rows of ``n`` (its input, and element-additions per second); printed as it is measured.
+    """
     import numpy as np
 
+    values = np.random.default_rng(0).random((trials, n)).astype(np.float16)
+    native = best_rate(lambda: np.add.accumulate(values, axis=-1), trials * n)
+    print(f"  numpy np.add.accumulate, float16:  {native / 1e6:8.1f} M/s   (the reference)")
+    return values, native
+
+
+def print_rate(label: str, method: str, rate: float, native: float, goal: float | None) -> None:
+    """One method's line: its rate, its share of the reference and, where it has one, its goal met or missed."""
+    mark = "" if goal is None else f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}"
+    print(f"  {label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {mark}")
+
+
+def throughput(trials: int = 64, n: int = 2**16) -> None:
+    """Each method's speed in FP16 and BF16 against numpy's own float16 np.add.accumulate."""
     from fpsum.formats import BF16, FP16
     from fpsum.inputs import make_inputs
     from fpsum.methods import total
     from fpsum.names import METHODS
 
     additions = trials * n
-    native_input = np.random.default_rng(0).random((trials, n)).astype(np.float16)
-    native = best_rate(lambda: np.add.accumulate(native_input, axis=-1), additions)
     print(f"\nthroughput, {trials} trials x {n:,} inputs (element-additions per second):")
-    print(f"  numpy np.add.accumulate, float16:  {native / 1e6:8.1f} M/s   (the reference)")
+    _, native = float16_reference(trials, n)
     for fmt in (FP16, BF16):
         values = make_inputs("uniform", n, fmt, seed=0, trials=trials)
         for method in METHODS:
             rate = best_rate(functools.partial(total, method, values, fmt), additions)
-            goal = THROUGHPUT_GOALS.get(method)
-            mark = "" if goal is None else f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}"
-            print(f"  {fmt.label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {mark}")
+            print_rate(fmt.label, method, rate, native, THROUGHPUT_GOALS.get(method))
 
 
 VARIANCE_GOALS = {"two-pass": 0.3, "welford": 0.1, "chan": 0.1}
@@ -190,21 +203,17 @@ def variance_throughput(trials: int = 64, n: int = 2**16) -> None:
     from fpsum.moments import MOMENT_METHODS, mean_variance
 
     updates = trials * n
-    native_input = np.random.default_rng(0).random((trials, n)).astype(np.float16)
-    native = best_rate(lambda: np.add.accumulate(native_input, axis=-1), updates)
+    print(f"\nvariance, {trials} trials x {n:,} inputs (element updates per second):")
+    native_input, native = float16_reference(trials, n)
     wide = native_input.astype(np.float32)
     numpy_var = best_rate(lambda: np.var(wide, axis=-1), updates)
-    print(f"\nvariance, {trials} trials x {n:,} inputs (element updates per second):")
-    print(f"  numpy np.add.accumulate, float16:  {native / 1e6:8.1f} M/s   (the reference)")
     print(f"  numpy np.var, float32:             {numpy_var / 1e6:8.1f} M/s  {numpy_var / native:6.1%} of native   "
           "(for scale)")
     for fmt in (FP16, BF16):
         values = make_inputs("uniform", n, fmt, seed=0, trials=trials)
         for method in MOMENT_METHODS:
             rate = best_rate(functools.partial(mean_variance, values, fmt, method), updates)
-            goal = VARIANCE_GOALS.get(method)
-            mark = "" if goal is None else f"goal >= {goal:.0%}  {'ok' if rate >= goal * native else 'MISSED'}"
-            print(f"  {fmt.label:5s} {method:11s} {rate / 1e6:8.1f} M/s  {rate / native:6.1%} of native   {mark}")
+            print_rate(fmt.label, method, rate, native, VARIANCE_GOALS.get(method))
 
 
 DOT_GOALS = {"naive": 0.5, "pairwise": 0.5, "truncated": 0.1, "truncated, promoted every 128": 0.1}
