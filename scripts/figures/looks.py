@@ -104,6 +104,20 @@ LOOKS |= {
 MOMENT_LOOKS: dict[str, str] = {"textbook": "textbook", "two-pass": "twopass", "welford": "welford", "chan": "chan"}
 """Each variance method of :mod:`fpsum.moments` and the key of its look in :data:`LOOKS`."""
 
+# Training (fpsum.allreduce, fpsum.training_sums): the four all-reduce algorithms, the ring with FP32 on
+# the wire, and the running loss restarted at each log (its BF16 and FP32 running sums are the naive and
+# wide sums' own looks). Keys of letters alone.
+LOOKS |= {
+    "ring": Look("ring", "#b3261e", "#ff9e80", (), 2.2, "circle"),
+    "tree": Look("tree", "#0d47a1", "#90caf9", (4.0, 1.5), 2.2, "square"),
+    "alltoall": Look("all-to-all, FP32 sum", "#33691e", "#c5e1a5", (1.2, 1.2), 2.4, "triangle"),
+    "switch": Look("switch (rounded once)", "#795548", "#d7ccc8", (6.0, 1.5, 1.0, 1.5), 2.2, "diamond"),
+    "ringwide": Look("ring, FP32 on the wire", "#5e35b1", "#b388ff", (2.0, 1.5), 2.4, "triangle_down"),
+    "logged": Look("reset at each log", "#006978", "#80deea", (5.0, 2.0), 2.2, "hexagon"),
+}
+ALLREDUCE_LOOKS: dict[str, str] = {"ring": "ring", "tree": "tree", "alltoall": "alltoall", "switch": "switch"}
+"""Each algorithm of :mod:`fpsum.allreduce` and the key of its look in :data:`LOOKS`."""
+
 INPUT_LOOKS: dict[str, Look] = {
     "uniform": Look("uniform [0, 1)", "#37474f", "#cfd8dc", (), 2.0, "circle"),
     "squares": Look("squares of uniform", "#c2185b", "#f48fb1", (3.0, 1.5), 2.0, "square"),
