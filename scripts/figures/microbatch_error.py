@@ -10,7 +10,7 @@ addition rounded to the accumulation format
 same BF16 gradients: the median over the weights.
 
 Numbers of record ``microbatch-error``: ``trials``, ``mean``, ``sd``,
-``k_max``; per accumulation format (``bf16``, ``fp32``) ``at16``, ``at256``
+``k_max``; ``low.k`` and ``high.k`` (16 and 256); per accumulation format (``bf16``, ``fp32``) ``at16``, ``at256``
 and ``last`` (the median error at k = 16, 256 and ``k_max``, per cent);
 ``fp32.exact_to`` (the largest k up to which the FP32 median error is 0) and
 ``bf16.percent_at`` (the first k drawn at which the BF16 median error
@@ -137,6 +137,7 @@ def numbers(medians: dict[str, np.ndarray], params: MicrobatchErrorParams) -> Ne
             f"at{k}": significant(100 * float(medians[name][int(np.nonzero(ks == k)[0][0])])) for k in QUOTED}
         entry["last"] = significant(100 * float(medians[name][-1]))
         out[name] = entry
+    out |= {"low": {"k": number(QUOTED[0])}, "high": {"k": number(QUOTED[1])}}
     fp32, bf16 = out["fp32"], out["bf16"]
     assert isinstance(fp32, dict) and isinstance(bf16, dict)
     nonzero = np.nonzero(medians["fp32"] > 0)[0]

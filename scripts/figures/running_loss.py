@@ -10,8 +10,9 @@ steps, each logged part added in float64
 
 Numbers of record ``running-loss``: ``loss``, ``steps``, ``every``;
 ``bf16``: ``at100``, ``at200``, ``at300`` (the running sum after those
-steps), ``stall`` (its last value) and ``stall_step`` (the first step at
-which it reaches it); ``fp32.last`` (the FP32 sum after the last step);
+steps, each step count also under ``first.n``, ``second.n`` and
+``third.n``), ``stuck`` (its last value) and ``stuck_step`` (the first step
+at which it reaches it); ``fp32.last`` (the FP32 sum after the last step);
 ``logged``: ``last`` (the reset sum's total at the last log) and ``part``
 (one part's BF16 sum); ``long``: ``every`` and ``part`` (a log every 100
 steps: one part's BF16 sum, which already rounds), with ``command`` for it.
@@ -107,8 +108,9 @@ def numbers(runs: Runs, params: RunningLossParams) -> NestedNumbers:
     return {
         "loss": number(params.loss), "steps": number(params.steps), "every": number(params.every),
         "bf16": {"at100": number(float(runs.bf16[99])), "at200": number(float(runs.bf16[199])),
-                 "at300": number(float(runs.bf16[299])), "stall": number(stall),
-                 "stall_step": number(int(np.argmax(runs.bf16 == stall)) + 1)},
+                 "at300": number(float(runs.bf16[299])), "stuck": number(stall),
+                 "stuck_step": number(int(np.argmax(runs.bf16 == stall)) + 1)},
+        "first": {"n": "100"}, "second": {"n": "200"}, "third": {"n": "300"},
         "fp32": {"last": number(float(runs.fp32[-1]))},
         "logged": {"last": number(float(runs.logged[-1])),
                    "part": number(float(running_loss(np.full(params.every, params.loss), BF16)[-1]))},

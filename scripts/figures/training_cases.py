@@ -18,8 +18,8 @@ Numbers of record ``training-cases``:
   post-divided: how far above the exact averages they sit (``pre_bias``,
   ``post_bias``, per cent, :func:`biases`); ``command``: pre-division of
   1, 0, 0 over three ranks, whose result is 1/3 rounded to BF16;
-- ``epoch``: Lightning-AI/pytorch-lightning#18620's 256 + 1 in BF16
-  (``sum``), with its ``command``.
+- ``epoch``: Lightning-AI/pytorch-lightning#18620's ``n`` + 1 in BF16
+  (``sum``), n = 256, with its ``command``.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def average(params: TrainingCasesParams) -> dict[str, str]:
 def epoch() -> dict[str, str]:
     """256 + 1 in BF16."""
     total = float(to_format(np.array([256.0 + 1.0]), BF16)[0])
-    return {"sum": number(total), "command": "echo 256 1 | fpsum sum --format bf16 --method naive"}
+    return {"n": "256", "sum": number(total), "command": "echo 256 1 | fpsum sum --format bf16 --method naive"}
 
 
 def build(record_id: str, params: TrainingCasesParams) -> Built:
