@@ -36,7 +36,7 @@ from fpsum.formats import BF16, FP32, Format
 
 from .contract import NestedNumbers
 from .record import Built, Record
-from .text import number, significant
+from .text import number, significant, superscript
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def vanish(params: TrainingCasesParams) -> dict[str, str]:
     runs: dict[str, tuple[Algorithm, Format | None, int]] = {
         "ring_first": ("ring", None, first_chunk), "ring_last": ("ring", None, 0),
         "tree": ("tree", None, 0), "alltoall": ("alltoall", FP32, 0)}
-    out = {"n": number(params.n), "big": number(params.big), "small": f"2⁻{round(-np.log2(params.small))}",
+    out = {"n": number(params.n), "big": number(params.big), "small": f"2{superscript(round(np.log2(params.small)))}",
            "first_chunk": number(first_chunk),
            "exact": number(float(allreduce(values, "switch", BF16).exact), 9)}
     for key, (algorithm, accumulate, chunk) in runs.items():
