@@ -250,7 +250,8 @@ def relative_error(result: float, exact: Fraction) -> float:
 
 
 def allreduce(values: Sequence[float] | np.ndarray, algorithm: Algorithm, wire: Format,
-              accumulate: Format | None = None, average: Average = "none", chunk: int = 0) -> Reduction:
+              accumulate: Format | None = None, average: Average = "none", chunk: int = 0,
+              direction: int = 1) -> Reduction:
     """One element's all-reduce (rank r's value is ``values[r]``, rounded to ``wire`` first), with its exact value.
 
     The same arithmetic as :func:`reduce_ranks`, and the same ``ValueError``
@@ -264,8 +265,8 @@ def allreduce(values: Sequence[float] | np.ndarray, algorithm: Algorithm, wire: 
     if not np.all(np.isfinite(wide)):
         raise ValueError("an all-reduce's exact value needs finite inputs")
     held = to_format(wide, wire)
-    result = float(reduce_ranks(held, algorithm, wire, accumulate, average, chunk).astype(np.float64))
+    result = float(reduce_ranks(held, algorithm, wire, accumulate, average, chunk, direction).astype(np.float64))
     n = held.shape[-1]
     exact = exact_sum(held.astype(np.float64)) / (n if average != "none" else 1)
-    order = tuple(ring_orders(n, chunk).tolist()) if algorithm == "ring" else None
+    order = tuple(ring_orders(n, chunk, direction).tolist()) if algorithm == "ring" else None
     return Reduction(result, exact, relative_error(result, exact), order)

@@ -27,7 +27,8 @@ ALLREDUCE_HELP = (
     "(divided by N when averaging), the absolute and relative error and, for the ring, the order in "
     "which the ranks' values were added.  ring: the partial sum of an element in chunk C starts at "
     "rank (C + 1) mod N and each hop adds the next rank's value in --accumulate, rounding the sum "
-    "to --wire to send it on.  tree: a binary tree of the ranks (the pairwise sum's split), each "
+    "to --wire to send it on (--direction down: it starts at rank (C - 1) mod N and goes the other way, "
+    "as PyTorch's gloo backend does).  tree: a binary tree of the ranks (the pairwise sum's split), each "
     "sum rounded to --wire.  alltoall: the N values summed in rank order in --accumulate, only the "
     "result rounded to --wire.  switch: the exact sum rounded once to --wire.  --average pre "
     "multiplies each value by 1/N rounded to --wire; --average post divides the result by N once.",
@@ -36,6 +37,9 @@ ALLREDUCE_HELP = (
      "fpsum allreduce grads.txt --algorithm tree --wire fp16 --average pre"],
 )
 """The subcommand's summary, description and examples, as ``fpsum.cli``'s ``_command`` takes them."""
+
+DIRECTIONS = {"up": 1, "down": -1}
+"""``--direction``'s names for :func:`fpsum.allreduce.ring_orders`' ways round the ring."""
 
 
 def allreduce_options(command: argparse.ArgumentParser, fmt: Callable[[str], Format]) -> None:
@@ -49,6 +53,9 @@ def allreduce_options(command: argparse.ArgumentParser, fmt: Callable[[str], For
     command.add_argument("--average", choices=AVERAGES, default="none",
                          help="divide by N: none, pre (each value times 1/N) or post (the result, once); default none")
     command.add_argument("--chunk", type=int, help="the ring's chunk C of the element, 0..N-1 (default 0)")
+    command.add_argument("--direction", choices=tuple(DIRECTIONS), default="up",
+                         help="the ring's way round: up (chunk C starts at rank C+1, the default) or down "
+                              "(it starts at rank C-1, as PyTorch's gloo sends)")
 
 
 def command_allreduce(args: argparse.Namespace, out: TextIO) -> None:
@@ -61,13 +68,16 @@ def command_allreduce(args: argparse.Namespace, out: TextIO) -> None:
         raise UsageError(f"fpsum allreduce: {error}") from None
     if args.chunk is not None and args.algorithm != "ring":
         raise UsageError(f"fpsum allreduce: --chunk goes with --algorithm ring, not {args.algorithm}")
+    if args.direction != "up" and args.algorithm != "ring":
+        raise UsageError(f"fpsum allreduce: --direction goes with --algorithm ring, not {args.algorithm}")
     rounded = read_source(args.file, lambda stream, source: read_numbers(stream, source, wire))
     n = len(rounded)
     chunk = 0 if args.chunk is None else args.chunk
     if not 0 <= chunk < n:
         raise UsageError(f"fpsum allreduce: --chunk {chunk} is outside 0..{n - 1} (the ranks are the {n} values read)")
     try:
-        reduction = allreduce(rounded, args.algorithm, wire, accumulate, args.average, chunk)
+        reduction = allreduce(rounded, args.algorithm, wire, accumulate, args.average, chunk,
+                              DIRECTIONS[args.direction])
     except ValueError as error:  # NaN or inf among the values
         raise UsageError(f"fpsum allreduce: {error}") from None
     result = reduction.result
@@ -76,11 +86,12 @@ def command_allreduce(args: argparse.Namespace, out: TextIO) -> None:
         "algorithm": args.algorithm, "wire": wire.name, "accumulate": accumulate.name, "average": args.average,
         "n": n,
     }
-    lines = [("algorithm", args.algorithm + (f" (chunk {chunk})" if args.algorithm == "ring" else "")),
+    ring = f" (chunk {chunk}, going {args.direction})" if args.algorithm == "ring" else ""
+    lines = [("algorithm", args.algorithm + ring),
              ("wire", f"{wire.label} ({wire.name})"), ("accumulate", f"{accumulate.label} ({accumulate.name})"),
              ("average", args.average), ("n", str(n))]
     if reduction.order is not None:
-        report.update(chunk=chunk, order=list(reduction.order))
+        report.update(chunk=chunk, direction=args.direction, order=list(reduction.order))
         lines.append(("order", " ".join(map(str, reduction.order))))
     report.update(result=result, exact=float(reduction.exact), abs_error=abs_error, rel_error=reduction.rel_error)
     write_report(report, lines, args.json, out)

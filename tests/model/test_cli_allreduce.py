@@ -36,8 +36,8 @@ def test_ring_json_gives_the_order_and_the_sum_by_hand(chunk: int, order: list[i
     status, out = run([str(data), "--algorithm", "ring", "--wire", "bf16", "--chunk", str(chunk), "--json"])
     assert status == 0
     report = json.loads(out)
-    assert set(report) == KEYS | {"chunk", "order"}
-    assert report["order"] == order and report["chunk"] == chunk
+    assert set(report) == KEYS | {"chunk", "direction", "order"}
+    assert report["order"] == order and report["chunk"] == chunk and report["direction"] == "up"
     assert report["result"] == result and report["exact"] == 259
     assert report["rel_error"] == float(abs(Fraction(result) - 259) / 259)
     assert report["wire"] == report["accumulate"] == "bf16" and report["n"] == 4
@@ -78,7 +78,7 @@ def test_text_output(monkeypatch: pytest.MonkeyPatch) -> None:
                       "256\n1\n1\n1\n", monkeypatch)
     assert status == 0
     lines = out.splitlines()
-    assert lines[:6] == ["algorithm  ring (chunk 2)", "wire       BF16 (bf16)", "accumulate FP32 (fp32)",
+    assert lines[:6] == ["algorithm  ring (chunk 2, going up)", "wire       BF16 (bf16)", "accumulate FP32 (fp32)",
                          "average    none", "n          4", "order      3 0 1 2"]
     assert lines[6:8] == ["result     256.0", "exact      259.0"]
     assert lines[8].startswith("abs error  3.0") and lines[9].startswith("rel error  0.0115")
@@ -92,3 +92,27 @@ def test_as_a_program_with_its_help() -> None:
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     done = subprocess.run([sys.executable, "-m", "fpsum", "allreduce", "--help"], capture_output=True, text=True)
     assert done.returncode == 0 and "example:" in done.stdout and "fpsum allreduce" in done.stdout
+
+
+def test_direction_down_gives_gloo_s_committed_result_where_up_does_not(tmp_path: Path) -> None:
+    """An element of a committed 8-rank BF16 gloo run whose two ways round the ring differ: down is gloo's."""
+    from fpsum.formats import get_format
+    from libraries import gloo_allreduce as gloo
+
+    data = json.loads(gloo.DATA.read_text(encoding="utf-8"))
+    row = next(r for r in data["runs"] if r["ranks"] == 8 and r["dtype"] == "bfloat16" and r["op"] == "SUM"
+               and "result" in r)
+    fmt = get_format(gloo.DTYPES["bfloat16"])
+    values = gloo.rank_values(8, row["numel"], fmt).T.astype(float)
+    chunks = gloo.gloo_chunks(row["numel"], 8, fmt.bits // 8)
+    found = 0
+    for element, (ranks, chunk) in enumerate(zip(values, chunks, strict=True)):
+        (tmp_path / "data.txt").write_text("\n".join(repr(float(v)) for v in ranks) + "\n")
+        common = [str(tmp_path / "data.txt"), "--algorithm", "ring", "--wire", "bf16", "--accumulate", "fp32",
+                  "--chunk", str(chunk), "--json"]
+        down = json.loads(run([*common, "--direction", "down"])[1])
+        up = json.loads(run(common)[1])
+        assert down["result"] == row["result"][element]
+        assert down["order"] == [(int(chunk) - 1 - hop) % 8 for hop in range(8)] and down["direction"] == "down"
+        found += up["result"] != row["result"][element]
+    assert found > 0  # going up misses gloo's bits somewhere in the run
