@@ -250,7 +250,8 @@ def welford_moments(
     columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))
     m = np.zeros(values.shape[:-1], dtype=values.dtype)
     m2 = np.zeros_like(m)
-    divide = _count_divider(n, acc, _deviation_bound(values, acc))  # d / k rounded once
+    reach = _deviation_bound(values, acc)  # no |d| passes it
+    divide = _count_divider(n, acc, reach)  # d / k rounded once
     with np.errstate(over="ignore", invalid="ignore"):
         for k, x in enumerate(columns, start=1):
             d = x - m
