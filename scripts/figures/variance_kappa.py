@@ -17,7 +17,7 @@ lost).
 Numbers of record ``variance-kappa``: ``n``, ``trials``; per format
 (``fp32``, ``bf16``) ``kappa_max`` (the largest κ drawn) and per method key
 (``textbook``, ``twopass``, ``welford``, ``chan``): ``slope`` (two decimals),
-``published`` (the power of κ in Chan, Golub and LeVeque's bound: 2, 2 for
+``published`` (the power of κ in the page's first-order bound: 2, 2 for
 two-pass's second-order term, 1), ``first`` (median error at κ near 1, in per
 cent) and ``lost_at`` (the first κ drawn at which the median error reaches
 100 %, or ``none``).
@@ -56,11 +56,11 @@ LOST = 1.0
 FIT_FLOOR = 3.0
 """A point joins a method's slope fit once its median error is this many times its error at κ near 1."""
 PUBLISHED = {"textbook": 2, "two-pass": 2, "welford": 1, "chan": 1}
-"""The power of κ in each method's bound (Chan, Golub and LeVeque 1983): κ²u, (κu)² (two-pass, second order), κu."""
+"""The power of κ in each method's bound (the page's Maths section): κ²u, (κu)² (two-pass, second order), κu."""
 LEGEND_LINES = {False: 3.0, True: 8.8}
 """The legend's height in lines of text: wide (four columns) and narrow (one)."""
 GUIDES = (("κ²u", 2, False, ":"), ("κu", 1, False, "--"), ("(κu)²", 2, True, "-."))
-"""The published shapes drawn in grey: label, power of κ, whether u is squared too, dash."""
+"""The bounds' shapes drawn in grey: label, power of κ, whether u is squared too, dash."""
 
 
 @dataclass(frozen=True)
@@ -257,15 +257,16 @@ def build(figure_id: str, params: VarianceKappaParams) -> Built:
     alt = (f"Two log-log panels, {formats}, of the relative error of the variance against κ, the mean over the "
            "standard deviation, for the textbook formula, two-pass, Welford and Chan's pairwise merges. The "
            "textbook error climbs with slope 2 and reaches 100 % first; Welford's and Chan's climb with slope 1; "
-           "two-pass stays flat at first and then climbs with slope 2, far lower. Grey guides show the published "
-           "slopes κ²u, κu and (κu)².")
+           "two-pass stays flat at first and then climbs with slope 2, far lower. Grey guides show the "
+           "bounds' slopes κ²u, κu and (κu)².")
     caption = (f"Relative error of the population variance of rows of {params.n} values mean + z (z standard "
                f"normal), median over {params.trials} seeded rows, against κ = |mean| / sd, every operation in "
                "the row's format.")
     more = ("The error is against the exact variance of the rounded row, and κ is that of the rounded rows "
             "(median). A line stops where its median error reaches 100 % (the solid grey line). Grey: the shapes "
-            "of Chan, Golub and LeVeque's bounds, without their factors of n: κ²u for the textbook formula, κu for "
-            "Welford and pairwise merges, (κu)² for two-pass's second-order term. The measured slopes are "
+            "of the bounds of the page's Maths section, without their factors of n: κ²u for the textbook "
+            "formula, κu for Welford and pairwise merges, (κu)² for two-pass's second-order term. The measured "
+            "slopes are "
             "least-squares fits over the points where each error grows, before it is lost.")
     files |= static_fragment(figure_id, SIZES, alt, caption, more)
     return Built(files=files, numbers=numbers(panels, params))

@@ -99,23 +99,31 @@ def divide_by_count(values: np.ndarray, k: int, acc: Format) -> np.ndarray:
     return to_format(np.divide(values, k, dtype=np.float64), acc)
 
 
-def _count_divider(n: int, acc: Format) -> Callable[[np.ndarray, int], np.ndarray]:
+def _count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.ndarray, int], np.ndarray]:
     """:func:`divide_by_count` for k = 1..n, bit for bit, with less work a call (Welford's hot loop).
 
+    ``reach`` bounds the magnitude of every value it will be given (inf: no
+    bound known; Welford gives its deviations' bound, :func:`_deviation_bound`).
     The counts that are values of ``acc`` are made once.  Past them, FP16 and
     FP32 take the float64 quotient and round it once, as divide_by_count's
-    float64 route does, without the checks of each call.  BF16 takes the float32 quotient for every k: it rounds the
-    exact quotient once, and rounding that to BF16 rounds as the exact one would
-    unless it landed on a BF16 midpoint (its low 16 bits 0x8000, in BF16's
-    subnormal range too, which is float32's), where those rows go to
-    :func:`divide_by_count`.  Other formats use :func:`divide_by_count`.
+    float64 route does, without the checks of each call.  FP16 rounds the
+    quotients below its smallest normal 2**-14 to its subnormal spacing
+    itself; from the k at which reach / k is below 2**-14 every quotient is
+    such, and it skips the test of each.  BF16 takes the float32 quotient for
+    every k: it rounds the exact quotient once, and rounding that to BF16
+    rounds as the exact one would unless it landed on a BF16 midpoint (its
+    low 16 bits 0x8000, in BF16's subnormal range too, which is float32's),
+    where those rows go to :func:`divide_by_count`.  Other formats use
+    :func:`divide_by_count`.
     """
     held = [acc.dtype.type(k) for k in range(min(n, 1 << acc.precision, int(acc.max_finite)) + 1)]
     native = acc.dtype in (np.dtype(np.float16), np.dtype(np.float32))
     bf16_like = acc.emin == -126 and acc.precision == 8  # BF16: float32's exponents, 16 bits fewer
     half = acc.dtype == np.float16
     little = sys.byteorder == "little"  # a float32's low 16 bits are then the first uint16 of its two
-    tiny, units = (acc.smallest_normal, 2.0 ** (acc.precision - 1 - acc.emin)) if half else (0.0, 1.0)  # 2**24
+    units = 2.0 ** (acc.precision - 1 - acc.emin) if half else 1.0  # FP16: 2**24 units of 2**-24
+    subnormal, spacing = acc.smallest_normal * units, 1 / units  # the quotients below 2**-14, in units
+    all_subnormal = reach / acc.smallest_normal if math.isfinite(reach) else math.inf  # past it, |d / k| < 2**-14
 
     def divide(values: np.ndarray, k: int) -> np.ndarray:
         if k < len(held):
@@ -125,15 +133,17 @@ def _count_divider(n: int, acc: Format) -> Callable[[np.ndarray, int], np.ndarra
             # quotient, in units of FP16's subnormal spacing 2**-24 (a power of two: exact), is rounded to a
             # whole number of them there first (rint: nearest, ties to even, keeps -0.0) and then cast exactly.
             scaled = np.divide(values, k / units, dtype=np.float64)
-            return np.asarray((np.where(np.abs(scaled) < tiny * units, np.rint(scaled), scaled) / units)
+            if k > all_subnormal:  # every |quotient| at most 2**-14 (1,024 units): rint each, skip the mask
+                return np.asarray((np.rint(scaled) * spacing).astype(acc.dtype))
+            return np.asarray((np.where(np.abs(scaled) < subnormal, np.rint(scaled), scaled) * spacing)
                               .astype(acc.dtype))
         if native and k <= MAX_COUNT:
             return np.asarray(np.divide(values, float(k), dtype=np.float64).astype(acc.dtype))
         if bf16_like and k <= MAX_COUNT:
             quotient = np.divide(values, np.float32(k), dtype=np.float32)  # k < 2**24: exact in float32
-            bits = np.asarray(quotient).reshape(-1).view(np.uint32)  # one row gives a 0-d quotient
-            low = bits.view(np.uint16)[0::2] if little else bits & 0xFFFF
-            if not (low == 0x8000).any():
+            flat = quotient.reshape(-1)  # one row gives a float32 scalar, whose reshape is an array too
+            low = flat.view(np.uint16)[0::2] if little else flat.view(np.uint32) & 0xFFFF
+            if not np.count_nonzero(low == 0x8000):  # a few times quicker than .any() on a short row
                 return np.asarray(quotient.astype(acc.dtype))
         return divide_by_count(values, k, acc)
 
@@ -208,6 +218,21 @@ def two_pass_moments(
 # --8<-- [end:two_pass]
 
 
+def _deviation_bound(values: np.ndarray, acc: Format) -> float:
+    """A bound on every |d| = |fl(x - m)| of Welford's loop over these rows (inf where a row holds inf or NaN).
+
+    The running mean m never leaves the range of its row's values (each step
+    moves it towards x and never past it, :func:`welford_moments`), so
+    |x - m| is at most the row's width w, and its rounding at most w(1 + 2u).
+    """
+    if values.size == 0:
+        return 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        widths = values.max(axis=-1).astype(np.float64) - values.min(axis=-1).astype(np.float64)  # exact
+    widest = float(np.max(widths))
+    return widest * (1 + 2 * acc.unit_roundoff) if math.isfinite(widest) else math.inf
+
+
 # --8<-- [start:welford]
 def welford_moments(
     values: np.ndarray, acc: Format
@@ -225,13 +250,14 @@ def welford_moments(
     columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))
     m = np.zeros(values.shape[:-1], dtype=values.dtype)
     m2 = np.zeros_like(m)
-    divide = _count_divider(n, acc)  # d / k rounded once, as divide_by_count
+    reach = _deviation_bound(values, acc)  # no |d| passes it
+    divide = _count_divider(n, acc, reach)  # d / k rounded once
     with np.errstate(over="ignore", invalid="ignore"):
         for k, x in enumerate(columns, start=1):
             d = x - m
             m = m + divide(d, k)
             m2 = m2 + d * (x - m)
-        return m, divide(m2, n)
+        return m, divide_by_count(m2, n, acc)
 # --8<-- [end:welford]
 
 

@@ -207,6 +207,39 @@ def test_welfords_divider_is_the_exact_quotient_rounded_once(fmt: Format) -> Non
         assert np.array_equal(divide(table, k).astype(np.float64).ravel(), want[: table.size]), k
 
 
+def test_fp16_divider_past_its_reach_is_the_exact_quotient_rounded_once() -> None:
+    """Given a bound on its values (Welford's deviations), FP16's divider rounds every quotient to the subnormal
+    spacing once k passes bound / 2**-14, without testing each: the same bits as the exact quotient rounded once,
+    ties to even and -0.0 included.
+    """
+    rows = [make_values(FP16, "codes", (60,), seed=5), np.array([3 * 2.0**-13, 5 * 2.0**-13, -3 * 2.0**-13,
+                                                                   -(2.0**-24), 0.0, -0.0], dtype=np.float16)]
+    for row in rows:
+        row = row[np.abs(row.astype(np.float64)) < 0.5]  # subnormals, tiny and small normals, zeros
+        reach = float(np.max(np.abs(row.astype(np.float64))))
+        divide = _count_divider(MAX_COUNT, FP16, reach)
+        first = int(reach * 2**14) + 1  # the first count past the reach
+        near = range(2049, first + 2000, 3)  # before the reach, where only some quotients are subnormal, and past it
+        counts = [k for k in (*near, 3 * 4096, 65_536, 1 << 20, MAX_COUNT) if k > 2048]
+        for k in counts:
+            want = [round_exact(Fraction(v) / k, FP16) if v != 0 else v for v in row.astype(np.float64).tolist()]
+            assert_same_bits(divide(row, k), from_floats(want, FP16), row)
+
+
+def test_welford_on_long_narrow_rows_matches_its_exact_reference() -> None:
+    """Rows of a few thousand FP16 values within a narrow range, so that the divider's bound lets it skip its
+    test from k = 2,049 on: bit for bit against the exact reference, mean and variance.
+    """
+    rng = np.random.default_rng(41)
+    values = np.vstack([to_format(1 + 2.0**-6 * rng.standard_normal(2500), FP16),
+                        to_format(-3 + 2.0**-9 * rng.random(2500), FP16)]).astype(np.float16)
+    mean, var = mean_variance(values, FP16, "welford")
+    op = Exact(FP16)
+    want = [welford_ref(row, op) for row in values.astype(np.float64).tolist()]
+    assert_same_bits(mean, from_floats([w[0] for w in want], FP16))
+    assert_same_bits(var, from_floats([w[1] for w in want], FP16))
+
+
 def test_numpy_float16_does_the_same_loops() -> None:
     """For n <= 2048 each count is an FP16 value and FP16 division is numpy's own: the same bits."""
     rng = np.random.default_rng(7)

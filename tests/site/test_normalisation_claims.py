@@ -13,9 +13,11 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import shlex
 import sys
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -171,6 +173,35 @@ def test_two_pass_stays_at_the_rounding_of_a_short_sum_until_kappa_passes_10_to_
     flat = panel.kappa < 5e3
     assert np.all(panel.medians["two-pass"][flat] < 8 * u)
     assert np.all(panel.medians["two-pass"][panel.kappa > 5e4] > 8 * u)
+
+
+@pytest.mark.parametrize("fmt", ["fp32", "bf16"])
+def test_the_measured_errors_stay_under_the_pages_first_order_bounds(
+        fmt: str, kappa_panels: dict[str, variance_kappa.Panel]) -> None:
+    """The Maths section's orders of size, with a constant of 1: nκ²u (textbook), nκu (Welford), κu log2 n
+    (Chan's merges), nu + (nκu)² (two-pass), above every median error until the variance is lost.
+    """
+    panel = kappa_panels[fmt]
+    n, u, k = KAPPA.n, panel.fmt.unit_roundoff, panel.kappa
+    bounds = {"textbook": n * k**2 * u, "welford": n * k * u, "chan": k * u * math.log2(n),
+              "two-pass": n * u + (n * k * u) ** 2}
+    for method, bound in bounds.items():
+        errors = panel.medians[method]
+        kept = errors < 1
+        assert kept.any() and np.all(errors[kept] <= bound[kept]), (fmt, method)
+
+
+def test_the_maths_section_attributes_no_bound_formula_to_a_source() -> None:
+    """The published bounds could not be quoted from Chan, Golub and LeVeque or Higham here (issue 41): a sentence
+    of the Maths section that writes a bound (nκ²u, nκu, κu log2 n, nu + n²κ²u²) names no source for it.
+    """
+    page = (Path(__file__).resolve().parents[2] / "docs" / "normalisation.md").read_text(encoding="utf-8")
+    maths = page[page.index("{#maths}"):page.index("{#code}")]
+    sentences = re.split(r"(?<=[.:;])\s+", maths)
+    formulas = ("n\\kappa^2 u", "n\\kappa u", "\\kappa u \\log_2 n", "nu + n^2\\kappa^2u^2")
+    for sentence in sentences:
+        if any(f in sentence for f in formulas):
+            assert not re.search(r"Golub|LeVeque|Higham|published", sentence), sentence
 
 
 @pytest.mark.parametrize("fmt, where", [("fp32", 2**12), ("bf16", 2**4)])
