@@ -3,7 +3,7 @@
 As in :mod:`fpsum.moments`: inputs are values of the input format converted
 exactly to the accumulation format ``acc``, and every operation is rounded
 once to ``acc``.  Each square is rounded, the squares are added in order,
-the sum is divided by the exact count n (:func:`~fpsum.moments.divide_by_count`),
+the sum is divided by the exact count n (:func:`~fpsum.count_division.divide_by_count`),
 ``eps`` (rounded to ``acc``) is added, and the scale is the correctly rounded
 reciprocal square root of that (:func:`rsqrt_rounded`).  In FP16 a sum of
 squares passes 65,504 soon (a single input of 256 squares to inf): the mean
@@ -18,9 +18,10 @@ from fractions import Fraction
 
 import numpy as np
 
+from .count_division import divide_by_count
 from .exact_rounding import round_exact
 from .formats import FP64, Format
-from .moments import check_formats, divide_by_count, exact_moments, relative_error
+from .moments import check_formats, exact_moments, relative_error
 
 DEFAULT_EPS = 1e-6
 """RMSNorm's epsilon when none is given (PyTorch's ``rms_norm`` takes the dtype's own; 1e-6 is the common choice)."""

@@ -19,14 +19,12 @@ import numpy as np
 import pytest
 
 from fpsum.array_rounding import to_format
+from fpsum.count_division import MAX_COUNT, count_divider, divide_by_count
 from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E4M3FNUZ, E5M2, E5M2FNUZ, FP16, FP32, FP64, Format
 from fpsum.moments import (
-    MAX_COUNT,
     MOMENT_METHODS,
-    _count_divider,
     check_formats,
-    divide_by_count,
     exact_moments,
     mean_variance,
     moments,
@@ -189,7 +187,7 @@ def test_welfords_divider_is_the_exact_quotient_rounded_once(fmt: Format) -> Non
     values = make_values(fmt, "codes", (60,), seed=4)
     edges = [(1 << b) + step for b in (3, 8, 11, 12, 14, 15, 18, 24) for step in (-1, 0, 1)]
     counts = np.concatenate([np.arange(1, 41), edges, rng.integers(40, 1 << 26, 40)])
-    divide = _count_divider(MAX_COUNT, fmt)
+    divide = count_divider(MAX_COUNT, fmt)
     cases = [(values, k) for k in counts.tolist()]
     if fmt is BF16:
         cases += [(np.array([v, 1.0], dtype=BF16.dtype), k) for v, k in ((1.0078125, 65791), (1.65625, 66003),
@@ -217,7 +215,7 @@ def test_fp16_divider_past_its_reach_is_the_exact_quotient_rounded_once() -> Non
     for row in rows:
         row = row[np.abs(row.astype(np.float64)) < 0.5]  # subnormals, tiny and small normals, zeros
         reach = float(np.max(np.abs(row.astype(np.float64))))
-        divide = _count_divider(MAX_COUNT, FP16, reach)
+        divide = count_divider(MAX_COUNT, FP16, reach)
         first = int(reach * 2**14) + 1  # the first count past the reach
         near = range(2049, first + 2000, 3)  # before the reach, where only some quotients are subnormal, and past it
         counts = [k for k in (*near, 3 * 4096, 65_536, 1 << 20, MAX_COUNT) if k > 2048]
