@@ -233,6 +233,15 @@ def test_keys_depend_on_the_sources_contents_not_on_where_they_are(records: list
     assert len(set(keys.values())) == len(records), "two records share a key"
 
 
+def test_no_record_s_parameters_name_a_place_in_this_checkout(records: list[Record]) -> None:
+    """A parameter is in the key as written: a path of this checkout would give a copy of the repository (the
+    tests' builds, a clone) other keys, and rebuild that record there.  A file read belongs in ``inputs``.
+    """
+    here = str(ROOTS[0].parent)
+    placed = [record.id for record in records if here in repr(record.params)]
+    assert placed == []
+
+
 @pytest.mark.parametrize("module", ["src/fpsum/hardware.py", "src/fpsum/blocks.py", "scripts/figures/csvfile.py",
                                     "scripts/figures/races.py", "scripts/figures/race/svg.py"])
 def test_an_edit_changes_the_keys_of_the_records_that_import_the_module_and_no_other(

@@ -32,6 +32,7 @@ from fpsum.cli import main
 from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, FP16, FP32, Format
 from fpsum.training_sums import logged_loss
+from libraries import gloo_allreduce as gloo
 
 LOSS = running_loss.RunningLossParams()
 MICRO = microbatch_error.MicrobatchErrorParams()
@@ -348,7 +349,7 @@ def gloo_numbers() -> dict[str, str]:
 
 
 def test_gloo_is_the_ring_going_down_in_every_element(gloo_numbers: dict[str, str]) -> None:
-    data = json.loads(gloo_match.GlooMatchParams().data.read_text(encoding="utf-8"))
+    data = json.loads(gloo.DATA.read_text(encoding="utf-8"))
     rows = gloo_match.small_runs(data)
     assert {r["ranks"] for r in rows} == {2, 3, 4, 8} and {r["op"] for r in rows} == {"SUM", "AVG"}
     assert {r["dtype"] for r in rows} == {"float32", "bfloat16", "float16"}
@@ -367,7 +368,7 @@ def test_up_and_down_add_the_same_pairs_for_two_and_three_ranks_only() -> None:
 
 
 def test_the_other_orders_miss_where_the_page_says(gloo_numbers: dict[str, str]) -> None:
-    data = json.loads(gloo_match.GlooMatchParams().data.read_text(encoding="utf-8"))
+    data = json.loads(gloo.DATA.read_text(encoding="utf-8"))
     rows = gloo_match.small_runs(data)
     assert value(gloo_numbers["up.runs"]) == sum(1 for r in rows if r["ranks"] <= 3)
     assert gloo_numbers["up.misses_from"] == "4"
