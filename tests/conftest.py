@@ -194,7 +194,8 @@ def build_cold_copy(factory: pytest.TempPathFactory) -> BuiltCopy:
 
 
 def start_builds(session: pytest.Session) -> threading.Thread | None:
-    """Start the builds the collected tests will wait for, in a thread of the first worker, at once.
+    """Start the builds the collected tests will wait for, in a thread of the first worker, at once: the site,
+    the site at its address, the cold copy and its publication, each only if a collected test needs it.
 
     A build is a subprocess, so the thread mostly waits; meanwhile the tests
     that need no build run (the model layer, first where the layers are named
@@ -204,12 +205,15 @@ def start_builds(session: pytest.Session) -> threading.Thread | None:
     """
     if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0" or session.config.option.collectonly:
         return None
+    from publishing import build_published  # it imports this module: not at its top
+
     needed = {name for item in session.items for name in getattr(item, "fixturenames", ())}
-    builds: list[Callable[[pytest.TempPathFactory], object]] = []
-    if "site_dir" in needed:
-        builds.append(build_site)
-    elif "built_copy" in needed:
-        builds.append(build_cold_copy)
+    # In the order they wait for each other: the addressed build takes the site's caches, and publishing
+    # copies the cold copy.  A fixture's names include those of the fixtures it asks for.
+    wanted: list[tuple[str, Callable[[pytest.TempPathFactory], object]]] = [
+        ("site_dir", build_site), ("addressed_site", build_addressed), ("built_copy", build_cold_copy),
+        ("published", build_published)]
+    builds = [build for fixture, build in wanted if fixture in needed]
     if not builds:
         return None
     factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
@@ -219,7 +223,7 @@ def start_builds(session: pytest.Session) -> threading.Thread | None:
             try:
                 build(factory)
             except BaseException:  # noqa: BLE001  (pytest.fail's outcome too: the fixture reports it)
-                return
+                continue  # the next build may not need this one
 
     thread = threading.Thread(target=run, name="early builds", daemon=True)
     thread.start()
@@ -334,6 +338,12 @@ def addressed_site(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
     ``site_dir``'s build has just filled (so it is warm); the build's log is
     ``build.log`` beside the site (``site/``) in the folder returned.
     """
+    return build_addressed(tmp_path_factory)
+
+
+def build_addressed(factory: pytest.TempPathFactory) -> Path:
+    """``addressed_site``'s build, once per run (see there), after the site's."""
+    build_site(factory)
 
     def build(folder: Path) -> str | None:
         repo = copy_repo(folder / "repo")
@@ -342,7 +352,7 @@ def addressed_site(site_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
         (folder / "build.log").write_text(result.stderr)
         return None if result.returncode == 0 else f"strict build with SITE_URL failed:\n{result.stderr[-4000:]}"
 
-    return once_per_run(tmp_path_factory, "addressed", build)
+    return once_per_run(factory, "addressed", build)
 
 
 @pytest.fixture(scope="session")

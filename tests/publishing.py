@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from browsing import REPO
-from conftest import once_per_run
+from conftest import build_cold_copy, once_per_run
 from repo_copy import NODE_PACKAGES
 from repocopy import BuiltCopy
 
@@ -84,10 +84,16 @@ def publish(folder: Path, copy: BuiltCopy) -> str | None:
     return None
 
 
+def build_published(factory: pytest.TempPathFactory) -> Path:
+    """``published``'s run of ``make publish-version`` (see there), after the cold copy's build: its folder."""
+    copy = build_cold_copy(factory)
+    return once_per_run(factory, "publish", lambda target: publish(target, copy))
+
+
 @pytest.fixture(scope="session")
 def published(built_copy: BuiltCopy, tmp_path_factory: pytest.TempPathFactory) -> Published:
     """``make publish-version`` run once per test run, whichever pytest-xdist workers ask for it."""
-    folder = once_per_run(tmp_path_factory, "publish", lambda target: publish(target, built_copy))
+    folder = build_published(tmp_path_factory)
     return Published(repo=folder / "repo", origin=folder / "origin.git",
                      remote_refs_before=(folder / "remote-refs-before").read_text(),
                      head_before=(folder / "head-before").read_text(), output=(folder / "output").read_text())
