@@ -10,12 +10,9 @@ of sonos/tract PR #2586's table are the PR's, cited on the page.
 
 from __future__ import annotations
 
-import io
-import json
 import math
 import re
 import shlex
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -24,12 +21,12 @@ import pytest
 
 from figures import normalisation_cases, rms_overflow, softmax_error, variance_kappa
 from fpsum.array_rounding import to_format
-from fpsum.cli import main
 from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format, get_format
 from fpsum.moments import MOMENT_METHODS, exact_moments, mean_variance
 from fpsum.rms import rms, rms_statistics
 from fpsum.softmax import denominator, softmax_terms
+from page_commands import run_command
 
 CASES = normalisation_cases.NormalisationCasesParams()
 KAPPA = variance_kappa.VarianceKappaParams()
@@ -39,28 +36,6 @@ TRACT = {0.5: {1024: 0.2, 2048: 2.1, 4096: 15.4, 8192: 38.2},
          1.0: {1024: 1.2, 2048: 3.8, 4096: 10.1, 8192: 28.3},
          2.0: {1024: 2.0, 2048: 4.6, 4096: 9.0, 8192: 14.2}}
 """sonos/tract PR #2586's table: the FP16 accumulator's error against FP32, in per cent, by spread and length."""
-
-
-def run_command(command: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
-    """Run a page's ``producer | fpsum ...`` line: the producer's output (echo or python3 -c) fed to ``main``, JSON."""
-    producer, _, consumer = command.partition(" | fpsum ")
-    stages = [shlex.split(stage) for stage in producer.split(" | ")]
-    words = stages[0]
-    if words[0] == "echo":
-        text = " ".join(words[1:])
-    elif words[0] == "yes":
-        assert stages[1][:2] == ["head", "-n"], command
-        text = "\n".join([words[1]] * int(stages[1][2]))
-    else:
-        assert words[:2] == ["python3", "-c"], command
-        printed = io.StringIO()
-        exec(words[2], {"print": lambda *a: printed.write(" ".join(map(str, a)) + "\n")})  # the page's one-liner
-        text = printed.getvalue()
-    out = io.StringIO()
-    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
-    assert main([*shlex.split(consumer), "--json"], out=out) == 0
-    report: dict[str, object] = json.loads(out.getvalue())
-    return report
 
 
 def fp16_running(values: list[float]) -> float:

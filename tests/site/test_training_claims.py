@@ -11,12 +11,9 @@ numbers of huggingface/transformers PR #8561 are the PR's, cited on the page.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import re
-import shlex
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -28,11 +25,11 @@ from figures import allreduce_error, gloo_match, microbatch_error, running_loss,
 from figures.contract import flatten
 from fpsum.allreduce import reduce_ranks, ring_orders
 from fpsum.array_rounding import to_format
-from fpsum.cli import main
 from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, FP16, FP32, Format
 from fpsum.training_sums import logged_loss
 from libraries import gloo_allreduce as gloo
+from page_commands import run_command
 
 LOSS = running_loss.RunningLossParams()
 MICRO = microbatch_error.MicrobatchErrorParams()
@@ -43,24 +40,6 @@ PR_8561 = {100: 904.0, 200: 1704.0, 300: 2960.0}
 PR_8561_STALL = 4096.0
 """... and where it stayed from then on."""
 BFLOAT16 = ml_dtypes.bfloat16
-
-
-def run_command(command: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
-    """Run a page's ``echo ... | fpsum ...`` or ``python3 -c 'print(...)' | fpsum ...`` line through ``main``, JSON."""
-    producer, _, consumer = command.partition(" | fpsum ")
-    words = shlex.split(producer)
-    if words[0] == "echo":
-        text = " ".join(words[1:])
-    else:
-        assert words[:2] == ["python3", "-c"], command
-        printed = io.StringIO()
-        exec(words[2], {"print": lambda *a: printed.write(" ".join(map(str, a)) + "\n")})  # the page's one-liner
-        text = printed.getvalue()
-    out = io.StringIO()
-    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
-    assert main([*shlex.split(consumer), "--json"], out=out) == 0
-    report: dict[str, object] = json.loads(out.getvalue())
-    return report
 
 
 def bf16_running(values: list[float]) -> list[float]:
