@@ -45,7 +45,7 @@ from .looks import Palette
 from .mpl_lines import method_line
 from .mpl_render import render
 from .record import Built, Record
-from .text import number, significant, superscript
+from .text import decade_tick, number, significant
 from .variants import Layout, Sizes
 
 SIZES = Sizes(wide=(7.0, 4.8), narrow=(4.5, 6.8))
@@ -139,15 +139,6 @@ def slope(sweep: Sweep, line: str) -> float:
     return float(np.polyfit(np.log(sweep.ns), np.log(sweep.medians[line]), 1)[0])
 
 
-def _power_of_two(value: float, _: object) -> str:
-    return f"{value:.0f}"
-
-
-def _power_of_ten(value: float, _: object) -> str:
-    exponent = round(math.log10(value))
-    return "1" if exponent == 0 else "10" + superscript(exponent)
-
-
 def draw(sweep: Sweep, palette: Palette, layout: Layout) -> Figure:
     """The figure in one palette and layout; the caller saves and closes it."""
     fig, ax = plt.subplots(figsize=layout.size, layout="constrained")
@@ -164,10 +155,10 @@ def draw(sweep: Sweep, palette: Palette, layout: Layout) -> Figure:
     top = round(math.log2(ns[-1]))
     ax.xaxis.set_major_locator(FixedLocator([2.0**k for k in range(1, top + 1, 3 if layout.narrow else 1)]))
     ax.xaxis.set_minor_locator(NullLocator())
-    ax.xaxis.set_major_formatter(FuncFormatter(_power_of_two))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}"))
     ax.yaxis.set_major_locator(FixedLocator([10.0**d for d in range(-9, 0, 2)]))
     ax.yaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_major_formatter(FuncFormatter(_power_of_ten))
+    ax.yaxis.set_major_formatter(FuncFormatter(decade_tick))
     ax.set_xlabel("N, the number of ranks")
     ax.set_ylabel("median relative error of the sum")
     fig.legend(*ax.get_legend_handles_labels(), frameon=False, loc="outside lower center",

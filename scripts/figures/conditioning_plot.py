@@ -21,7 +21,7 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocat
 from .conditioning_sums import LOST, METHODS, ConditioningParams, Panel, bounds
 from .looks import LOOKS, MARKERS, Palette
 from .mpl_lines import method_line
-from .text import superscript
+from .text import decade_tick, superscript
 from .variants import Layout, Sizes
 
 SIZES = Sizes(wide=(9.2, 5.2), narrow=(4.5, 10.2))
@@ -61,12 +61,6 @@ def _exact_strip(ax: Axes, panel: Panel, base: float, palette: Palette) -> float
     return bottom
 
 
-def _power_of_ten(value: float, _: object) -> str:
-    """A tick label: ``10¹⁶``, ``10⁻³``, ``1`` for 10⁰."""
-    exponent = round(math.log10(value))
-    return "1" if exponent == 0 else "10" + superscript(exponent)
-
-
 def _panel(ax: Axes, panel: Panel, params: ConditioningParams, palette: Palette, layout: Layout) -> None:
     fmt = panel.fmt
     u = fmt.unit_roundoff
@@ -95,7 +89,7 @@ def _panel(ax: Axes, panel: Panel, params: ConditioningParams, palette: Palette,
     ax.xaxis.set_major_locator(LogLocator(base=10, numticks=5 if layout.narrow else 8))
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_minor_locator(NullLocator())
-        axis.set_major_formatter(FuncFormatter(_power_of_ten))  # plain text: mathtext labels cost seconds
+        axis.set_major_formatter(FuncFormatter(decade_tick))  # plain text: mathtext labels cost seconds
 
 
 def draw(panels: dict[str, Panel], params: ConditioningParams, palette: Palette, layout: Layout) -> Figure:

@@ -38,7 +38,7 @@ from .looks import Palette
 from .mpl_lines import method_line
 from .mpl_render import render
 from .record import Built, Record
-from .text import number, significant, superscript
+from .text import decade_tick, number, significant
 from .variants import Layout, Sizes
 
 SIZES = Sizes(wide=(7.0, 4.4), narrow=(4.5, 5.8))
@@ -94,11 +94,6 @@ def compute(params: MicrobatchErrorParams) -> dict[str, np.ndarray]:
             for name, fmt in formats.items()}
 
 
-def _power_of_ten(value: float, _: object) -> str:
-    exponent = round(math.log10(value))
-    return "1" if exponent == 0 else "10" + superscript(exponent)
-
-
 def draw(medians: dict[str, np.ndarray], params: MicrobatchErrorParams, palette: Palette, layout: Layout) -> Figure:
     """The figure in one palette and layout; the caller saves and closes it (errors of 0 are not drawn)."""
     ks = params.ks()
@@ -117,7 +112,7 @@ def draw(medians: dict[str, np.ndarray], params: MicrobatchErrorParams, palette:
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.0f}"))
     ax.yaxis.set_major_locator(FixedLocator([10.0**d for d in range(-9, 1, 3 if layout.narrow else 1)]))
     ax.yaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_major_formatter(FuncFormatter(_power_of_ten))
+    ax.yaxis.set_major_formatter(FuncFormatter(decade_tick))
     ax.set_xlabel("k, the number of micro-batches")
     ax.set_ylabel("median relative error of the gradient")
     fig.legend(*ax.get_legend_handles_labels(), frameon=False, loc="outside lower center",

@@ -44,6 +44,16 @@ def superscript(exponent: int) -> str:
     return str(exponent).translate(_SUPERSCRIPT)
 
 
+def decade_tick(value: float, _position: object = None) -> str:
+    """A tick label at a power of ten, as matplotlib's ``FuncFormatter`` calls it: ``1`` for 10⁰, else ``10⁻³``.
+
+    ``value`` is a positive power of ten (the nearest decade is written); the
+    position matplotlib passes is not used.
+    """
+    exponent = round(math.log10(value))
+    return "1" if exponent == 0 else "10" + superscript(exponent)
+
+
 def scientific(value: float, digits: int = 1) -> str:
     """A large or small positive number as prose writes it, to ``digits`` figures: ``8 × 10³¹``, ``3.39 × 10³⁸``.
 

@@ -46,7 +46,7 @@ from .looks import MOMENT_LOOKS, Palette
 from .mpl_lines import method_line
 from .mpl_render import render
 from .record import Built, Record
-from .text import number, significant, superscript
+from .text import decade_tick, number, significant, superscript
 from .variants import Layout, Sizes
 
 SIZES = Sizes(wide=(9.2, 5.6), narrow=(4.5, 13.0))
@@ -161,11 +161,6 @@ def drawn(medians: np.ndarray) -> np.ndarray:
     return out
 
 
-def _power_of_ten(value: float, _: object) -> str:
-    exponent = round(math.log10(value))
-    return "1" if exponent == 0 else "10" + superscript(exponent)
-
-
 def _panel(ax: Axes, panel: Panel, palette: Palette, layout: Layout) -> None:
     u = panel.fmt.unit_roundoff
     grid = np.geomspace(1.0, panel.kappa[-1], 100)
@@ -191,7 +186,7 @@ def _panel(ax: Axes, panel: Panel, palette: Palette, layout: Layout) -> None:
                                                                      else 1)]))
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_minor_locator(NullLocator())
-        axis.set_major_formatter(FuncFormatter(_power_of_ten))
+        axis.set_major_formatter(FuncFormatter(decade_tick))
 
 
 def draw(panels: list[Panel], palette: Palette, layout: Layout) -> Figure:
