@@ -70,7 +70,9 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.
     every k: it rounds the exact quotient once, and rounding that to BF16
     rounds as the exact one would unless it landed on a BF16 midpoint (its
     low 16 bits 0x8000, in BF16's subnormal range too, which is float32's),
-    where those rows go to :func:`divide_by_count`.  Other formats use
+    where those rows go to :func:`divide_by_count`; below k = 2**14 that
+    cannot happen (divide_by_count's float32 route, p + K + 2 <= 24), and
+    the midpoints are not looked for.  Other formats use
     :func:`divide_by_count`.
     """
     held = [acc.dtype.type(k) for k in range(min(n, 1 << acc.precision, int(acc.max_finite)) + 1)]
@@ -81,6 +83,8 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.
     units = 2.0 ** (acc.precision - 1 - acc.emin) if half else 1.0  # FP16: 2**24 units of 2**-24
     subnormal, spacing = acc.smallest_normal * units, 1 / units  # the quotients below 2**-14, in units
     all_subnormal = reach / acc.smallest_normal if math.isfinite(reach) else math.inf  # past it, |d / k| < 2**-14
+
+    one_rounding = 1 << max(24 - 2 - acc.precision, 0)  # below it divide_by_count's float32 route rounds once
 
     def divide(values: np.ndarray, k: int) -> np.ndarray:
         if k < len(held):
@@ -98,6 +102,8 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.
             return np.asarray(np.divide(values, float(k), dtype=np.float64).astype(acc.dtype))
         if bf16_like and k <= MAX_COUNT:
             quotient = np.divide(values, np.float32(k), dtype=np.float32)  # k < 2**24: exact in float32
+            if k < one_rounding:  # no float32 quotient can land on a midpoint that the exact one is not
+                return np.asarray(quotient.astype(acc.dtype))
             flat = quotient.reshape(-1)  # one row gives a float32 scalar, whose reshape is an array too
             low = flat.view(np.uint16)[0::2] if little else flat.view(np.uint32) & 0xFFFF
             if not np.count_nonzero(low == 0x8000):  # a few times quicker than .any() on a short row
