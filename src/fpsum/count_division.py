@@ -64,9 +64,10 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.
     The counts that are values of ``acc`` are made once.  Past them, FP16 and
     FP32 take the float64 quotient and round it once, as divide_by_count's
     float64 route does, without the checks of each call.  FP16 rounds the
-    quotients below its smallest normal 2**-14 to its subnormal spacing
-    itself; from the k at which reach / k is below 2**-14 every quotient is
-    such, and it skips the test of each.  BF16 takes the float32 quotient for
+    quotients below 2**-13 to its spacing there, 2**-24 (its subnormals and
+    its first binade of normals share it), itself; from the k at which
+    reach / k is below 2**-13 every quotient is such, and it skips the test
+    of each.  BF16 takes the float32 quotient for
     every k: it rounds the exact quotient once, and rounding that to BF16
     rounds as the exact one would unless it landed on a BF16 midpoint (its
     low 16 bits 0x8000, in BF16's subnormal range too, which is float32's),
@@ -81,8 +82,9 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.
     half = acc.dtype == np.float16
     little = sys.byteorder == "little"  # a float32's low 16 bits are then the first uint16 of its two
     units = 2.0 ** (acc.precision - 1 - acc.emin) if half else 1.0  # FP16: 2**24 units of 2**-24
-    subnormal, spacing = acc.smallest_normal * units, 1 / units  # the quotients below 2**-14, in units
-    all_subnormal = reach / acc.smallest_normal if math.isfinite(reach) else math.inf  # past it, |d / k| < 2**-14
+    # Below 2 * 2**-14 (2,048 units of 2**-24) FP16's values are the whole numbers of units: rint rounds there.
+    on_grid, spacing = 2 * acc.smallest_normal * units, 1 / units
+    all_on_grid = reach / (2 * acc.smallest_normal) if math.isfinite(reach) else math.inf  # past it, |d / k| < 2**-13
 
     one_rounding = 1 << max(24 - 2 - acc.precision, 0)  # below it divide_by_count's float32 route rounds once
 
@@ -92,11 +94,12 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.
         if half and k <= MAX_COUNT:
             # numpy's cast of an inexact FP16 subnormal is slow (it raises underflow for each), so the float64
             # quotient, in units of FP16's subnormal spacing 2**-24 (a power of two: exact), is rounded to a
-            # whole number of them there first (rint: nearest, ties to even, keeps -0.0) and then cast exactly.
+            # whole number of them below 2**-13 first (rint: nearest, ties to even, keeps -0.0; there an even
+            # number of units is an even significand) and then cast exactly.
             scaled = np.divide(values, k / units, dtype=np.float64)
-            if k > all_subnormal:  # every |quotient| at most 2**-14 (1,024 units): rint each, skip the mask
+            if k > all_on_grid:  # every |quotient| below 2**-13 (2,048 units): rint each, skip the mask
                 return np.asarray((np.rint(scaled) * spacing).astype(acc.dtype))
-            return np.asarray((np.where(np.abs(scaled) < subnormal, np.rint(scaled), scaled) * spacing)
+            return np.asarray((np.where(np.abs(scaled) < on_grid, np.rint(scaled), scaled) * spacing)
                               .astype(acc.dtype))
         if native and k <= MAX_COUNT:
             return np.asarray(np.divide(values, float(k), dtype=np.float64).astype(acc.dtype))
