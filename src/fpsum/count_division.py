@@ -88,8 +88,10 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.
 
     one_rounding = 1 << max(24 - 2 - acc.precision, 0)  # below it divide_by_count's float32 route rounds once
 
+    dtype, n_held = acc.dtype, len(held)  # looked up once: the call below is Welford's hot path
+
     def divide(values: np.ndarray, k: int) -> np.ndarray:
-        if k < len(held):
+        if k < n_held:
             return np.asarray(values / held[k])
         if half and k <= MAX_COUNT:
             # numpy's cast of an inexact FP16 subnormal is slow (it raises underflow for each), so the float64
@@ -98,19 +100,19 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.
             # number of units is an even significand) and then cast exactly.
             scaled = np.divide(values, k / units, dtype=np.float64)
             if k > all_on_grid:  # every |quotient| below 2**-13 (2,048 units): rint each, skip the mask
-                return np.asarray((np.rint(scaled) * spacing).astype(acc.dtype))
+                return np.asarray((np.rint(scaled) * spacing).astype(dtype))
             return np.asarray((np.where(np.abs(scaled) < on_grid, np.rint(scaled), scaled) * spacing)
-                              .astype(acc.dtype))
+                              .astype(dtype))
         if native and k <= MAX_COUNT:
-            return np.asarray(np.divide(values, float(k), dtype=np.float64).astype(acc.dtype))
+            return np.asarray(np.divide(values, float(k), dtype=np.float64).astype(dtype))
         if bf16_like and k <= MAX_COUNT:
             quotient = np.divide(values, np.float32(k), dtype=np.float32)  # k < 2**24: exact in float32
             if k < one_rounding:  # no float32 quotient can land on a midpoint that the exact one is not
-                return np.asarray(quotient.astype(acc.dtype))
+                return np.asarray(quotient.astype(dtype))
             flat = quotient.reshape(-1)  # one row gives a float32 scalar, whose reshape is an array too
             low = flat.view(np.uint16)[0::2] if little else flat.view(np.uint32) & 0xFFFF
             if not np.count_nonzero(low == 0x8000):  # a few times quicker than .any() on a short row
-                return np.asarray(quotient.astype(acc.dtype))
+                return np.asarray(quotient.astype(dtype))
         return divide_by_count(values, k, acc)
 
     return divide
