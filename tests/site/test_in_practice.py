@@ -26,7 +26,7 @@ import pytest
 
 from figures import numbers, snippets, sum_order, weight_updates
 from figures.contract import FigureFiles
-from figures.looks import DARK, INPUT_LOOKS, LIGHT, LOOKS
+from figures.looks import LOOKS
 from fpsum.array_rounding import to_format
 from fpsum.exact import exact_sum, exact_total
 from fpsum.formats import BF16, E4M3, FP16, FP32, Format
@@ -36,7 +36,7 @@ from fpsum.order import random_orders, shuffled_totals
 from fpsum.pairwise import pairwise_sum
 from fpsum.updates import bytes_per_weight, constant_updates, lost_below, update_trajectory
 from htmlscan import Page
-from wcag import contrast
+from look_checks import assert_looks_of_their_own
 
 REPO = Path(__file__).resolve().parents[2]
 WEIGHTS = weight_updates.WeightUpdatesParams()
@@ -603,14 +603,7 @@ def test_the_weight_figure_draws_every_way_in_its_look_in_both_palettes(site_dir
 def test_the_four_ways_have_looks_of_their_own() -> None:
     """Distinct colours from every other look, WCAG 3:1 on both backgrounds, a dash pattern and a marker each."""
     mine = [weight_updates.look(m) for m in UPDATE_METHODS]
-    others = [look for key, look in LOOKS.items() if key not in mine] + list(INPUT_LOOKS.values())
-    taken = {c for look in others for c in (look.light, look.dark)}
     methods: list[UpdateMethod] = list(UPDATE_METHODS)
     for method, key in zip(methods, mine):
-        look = LOOKS[key]
-        assert look.label == UPDATE_LABELS[method]
-        assert look.light not in taken and look.dark not in taken
-        assert contrast(look.light, LIGHT.background) >= 3 and contrast(look.dark, DARK.background) >= 3
-        assert look.marker
-    for attribute in ("dash", "marker", "light", "dark"):
-        assert len({getattr(LOOKS[k], attribute) for k in mine}) == len(mine), attribute
+        assert LOOKS[key].label == UPDATE_LABELS[method]
+    assert_looks_of_their_own(mine, mine)

@@ -26,6 +26,7 @@ from fpsum.formats import BF16, E4M3, E5M2, FP16, FP32, Format, get_format
 from fpsum.moments import MOMENT_METHODS, exact_moments, mean_variance
 from fpsum.rms import rms, rms_statistics
 from fpsum.softmax import denominator, softmax_terms
+from look_checks import assert_looks_of_their_own
 from page_commands import run_command
 
 CASES = normalisation_cases.NormalisationCasesParams()
@@ -401,16 +402,7 @@ NORMALISATION_LOOKS = ("textbook", "twopass", "welford", "chan", "online", "pres
 
 def test_the_normalisation_methods_have_looks_of_their_own() -> None:
     """Colours no other look has, WCAG 3:1 on both backgrounds, a marker each, dashes and markers that differ."""
-    from figures.looks import DARK, INPUT_LOOKS, LIGHT, LOOKS, MOMENT_LOOKS
-    from wcag import contrast
+    from figures.looks import MOMENT_LOOKS
 
     assert set(MOMENT_LOOKS) == set(MOMENT_METHODS) and set(MOMENT_LOOKS.values()) <= set(NORMALISATION_LOOKS)
-    others = [look for key, look in LOOKS.items() if key not in NORMALISATION_LOOKS] + list(INPUT_LOOKS.values())
-    taken = {c for look in others for c in (look.light, look.dark)}
-    for key in NORMALISATION_LOOKS:
-        look = LOOKS[key]
-        assert look.light not in taken and look.dark not in taken, key
-        assert contrast(look.light, LIGHT.background) >= 3 and contrast(look.dark, DARK.background) >= 3, key
-        assert look.marker, key
-    for attribute in ("dash", "marker", "light", "dark"):
-        assert len({getattr(LOOKS[k], attribute) for k in MOMENT_LOOKS.values()}) == len(MOMENT_LOOKS), attribute
+    assert_looks_of_their_own(NORMALISATION_LOOKS, list(MOMENT_LOOKS.values()))

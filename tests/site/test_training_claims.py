@@ -27,6 +27,7 @@ from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, FP16, FP32, Format
 from fpsum.training_sums import logged_loss
 from libraries import gloo_allreduce as gloo
+from look_checks import assert_looks_of_their_own
 from page_commands import run_command
 
 LOSS = running_loss.RunningLossParams()
@@ -361,17 +362,7 @@ TRAINING_LOOKS = ("ring", "tree", "alltoall", "switch", "ringwide", "logged")
 
 def test_the_training_lines_have_looks_of_their_own() -> None:
     """Colours no other look has, WCAG 3:1 on both backgrounds, a marker each, dashes and markers that differ."""
-    from figures.looks import ALLREDUCE_LOOKS, DARK, INPUT_LOOKS, LIGHT, LOOKS
-    from wcag import contrast
+    from figures.looks import ALLREDUCE_LOOKS
 
     assert set(ALLREDUCE_LOOKS.values()) <= set(TRAINING_LOOKS)
-    others = [look for key, look in LOOKS.items() if key not in TRAINING_LOOKS] + list(INPUT_LOOKS.values())
-    taken = {c for look in others for c in (look.light, look.dark)}
-    for key in TRAINING_LOOKS:
-        look = LOOKS[key]
-        assert look.light not in taken and look.dark not in taken, key
-        assert contrast(look.light, LIGHT.background) >= 3 and contrast(look.dark, DARK.background) >= 3, key
-        assert look.marker, key
-    drawn = allreduce_error.DRAWN
-    for attribute in ("dash", "marker", "light", "dark"):
-        assert len({getattr(LOOKS[k], attribute) for k in drawn}) == len(drawn), attribute
+    assert_looks_of_their_own(TRAINING_LOOKS, allreduce_error.DRAWN)
