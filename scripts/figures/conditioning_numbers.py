@@ -20,8 +20,9 @@ from fpsum.conditioned import condition_number
 from fpsum.formats import FP16, FP32, FP64, Format
 from fpsum.methods import total
 
-from .conditioning_sums import LOST, METHODS, ConditioningParams, Panel, Search, exact_from, lost_at
+from .conditioning_sums import METHODS, ConditioningParams, Panel, Search, exact_from, lost_at
 from .contract import NestedNumbers
+from .lost import LOST
 from .text import number, scientific, significant, superscript
 
 EXAMPLE = (1.0, 1e100, 1.0, -1e100)

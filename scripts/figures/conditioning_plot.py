@@ -18,8 +18,9 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocator
 
-from .conditioning_sums import LOST, METHODS, ConditioningParams, Panel, bounds
+from .conditioning_sums import METHODS, ConditioningParams, Panel, bounds
 from .looks import LOOKS, MARKERS, Palette
+from .lost import LOST, drawn_until_lost
 from .mpl_lines import method_line
 from .text import decade_tick, superscript
 from .variants import Layout, Sizes
@@ -31,13 +32,8 @@ STRIP_ROW = 2.5
 
 
 def drawn_medians(panel: Panel, method: str) -> np.ndarray:
-    """The medians as drawn: up to the first that reaches 100 % (drawn at 100 %), NaN after; 0 stays 0."""
-    medians = panel.medians[method].copy()
-    lost = np.nonzero(medians >= LOST)[0]
-    if lost.size:
-        medians[lost[0]] = LOST
-        medians[lost[0] + 1:] = np.nan
-    return medians
+    """A method's medians as drawn (:func:`figures.lost.drawn_until_lost`)."""
+    return drawn_until_lost(panel.medians[method])
 
 
 def _exact_strip(ax: Axes, panel: Panel, base: float, palette: Palette) -> float:

@@ -22,12 +22,12 @@ from fpsum.formats import FP16, Format, get_format
 from fpsum.methods import total
 from fpsum.names import Method
 
+from .lost import LOST
+
 METHODS: tuple[Method, ...] = ("naive", "pairwise", "kahan", "neumaier", "sumtwo", "sumk", "correct")
 ORDER_OF = {"naive": 1, "pairwise": 1, "kahan": 1, "neumaier": 2, "sumtwo": 2, "sumk": 0, "correct": 0}
 """The power of u that a method's error is roughly proportional to times kappa (SumK's is K, set at run time;
 the correctly rounded sum's error does not grow)."""
-LOST = 1.0
-"""A median relative error of 100 %: not one correct digit."""
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ from .contract import FigureFiles, NestedNumbers
 from .csvfile import csv_file
 from .html import static_fragment
 from .looks import MOMENT_LOOKS, Palette
+from .lost import LOST, drawn_until_lost
 from .mpl_lines import method_line
 from .mpl_render import render
 from .record import Built, Record
@@ -51,8 +52,6 @@ from .variants import Layout, Sizes
 
 SIZES = Sizes(wide=(9.2, 5.6), narrow=(4.5, 13.0))
 """Inches: the two formats side by side, or stacked on a phone."""
-LOST = 1.0
-"""A median error of 100 % or more: the variance is lost (drawn there, and not after)."""
 FIT_FLOOR = 3.0
 """A point joins a method's slope fit once its median error is this many times its error at κ near 1."""
 PUBLISHED = {"textbook": 2, "two-pass": 2, "welford": 1, "chan": 1}
@@ -151,16 +150,6 @@ def slope(panel: Panel, method: str) -> float:
     return float(fitted[0])
 
 
-def drawn(medians: np.ndarray) -> np.ndarray:
-    """The medians as drawn: up to the first that reaches 100 % (drawn at 100 %), NaN after."""
-    out = medians.copy()
-    lost = np.nonzero(out >= LOST)[0]
-    if lost.size:
-        out[lost[0]] = LOST
-        out[lost[0] + 1:] = np.nan
-    return out
-
-
 def _panel(ax: Axes, panel: Panel, palette: Palette, layout: Layout) -> None:
     u = panel.fmt.unit_roundoff
     grid = np.geomspace(1.0, panel.kappa[-1], 100)
@@ -169,7 +158,7 @@ def _panel(ax: Axes, panel: Panel, palette: Palette, layout: Layout) -> None:
         ax.plot(grid, np.where(shape < LOST, shape, np.nan), color=palette.muted, lw=1.0, ls=dash, zorder=1,
                 label=f"{label} (slope {power})")
     for method in MOMENT_METHODS:
-        method_line(ax, MOMENT_LOOKS[method], panel.kappa, drawn(panel.medians[method]), palette, zorder=3)
+        method_line(ax, MOMENT_LOOKS[method], panel.kappa, drawn_until_lost(panel.medians[method]), palette, zorder=3)
     ax.axhline(LOST, color=palette.muted, lw=0.8, ls="-", zorder=1)
     ax.set_xscale("log")
     ax.set_yscale("log")
