@@ -8,8 +8,8 @@
  * The page reads without it: formulas and figures are drawn, tables are in
  * their scroll boxes (table_wraps.py), the palette the reader chose is set
  * (the script after the header) and the menu opens (a checkbox).  So the
- * bundle loads on the first touch, click, pointer move, wheel, scroll, key
- * or focus, and starts on the page as it would have when the page was parsed.
+ * bundle loads on the first touch, click, pointer move (one that moves), wheel,
+ * scroll, key or focus, and starts on the page as it would have when the page was parsed.
  *
  * What the reader does before it has started is not lost:
  * - a palette toggle is applied here as the bundle applies it (the body's
@@ -50,9 +50,18 @@
     return document.documentElement.hasAttribute(RUNNING);
   }
 
+  /* A pointer move that moves nothing is not a reader's move: chromium sends one when the page under a resting
+     cursor changes as it loads (the header taking its place).  A cursor that comes in moves by nothing at its
+     first event too (no place to move from), and the bundle starts at its next. */
+  /** @param {Event} event */
+  function stillPointer(event) {
+    const move = /** @type {PointerEvent} */ (event);
+    return event.type === "pointermove" && move.movementX === 0 && move.movementY === 0;
+  }
+
   /** @param {Event} event */
   function start(event) {
-    if (started) {
+    if (started || stillPointer(event)) {
       return;
     }
     started = true;
