@@ -72,9 +72,11 @@ publish-version: $(STAMP) $(MATHJAX) $(BUNDLER)
 serve: $(STAMP) $(MATHJAX) $(BUNDLER)
 	$(BIN)/mkdocs serve --livereload
 
-# Debian's chromium for the browser tests (never a browser download of Playwright's own).
+# Debian's chromium (the benches, screenshots) and its headless shell (the browser tests), never a browser
+# download of Playwright's own.
 chromium:
-	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@command -v chromium >/dev/null && command -v chromium-headless-shell >/dev/null || { apt-get update -qq \
+	  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-headless-shell >/dev/null; }
 
 # The playground's own checks, shared by `make test` and `make check` (which runs them only when they changed).
 PLAYGROUND_JS := docs/assets/javascripts/playground tools/playground hooks/theme/theme_loader.js

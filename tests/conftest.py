@@ -34,6 +34,8 @@ from screens import SCHEMES, SCREENS
 from site_archive import archive_folder, pack
 
 REPO = Path(__file__).resolve().parents[1]
+HEADLESS_SHELL = "chromium-headless-shell"
+"""The browser the tests drive: Debian's package of chromium's headless shell."""
 BUILD_TIMEOUT_S = 600  # how long a worker waits for another worker's build
 VERSION = str(read_citation()["version"])
 """The site's version as it is cited (CITATION.cff's): ``make archive`` and ``make publish-version`` use it."""
@@ -257,10 +259,16 @@ def site_url(site_dir: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
-    """Debian's chromium; the browser tests need it (``make test`` installs it)."""
-    path = shutil.which("chromium")
+    """Debian's chromium headless shell (package chromium-headless-shell; ``make test`` installs it).
+
+    The same chromium build as Debian's ``chromium``, without the full browser's
+    window machinery: what Playwright itself runs headless tests on, and about
+    0.7 of the full browser's time here (CONTRIBUTING.md).  The benches that time what a reader waits for
+    (Lighthouse, ``make bench``) run the full browser.
+    """
+    path = shutil.which(HEADLESS_SHELL)
     if path is None:
-        pytest.fail("chromium is not installed: run `make test`, which installs Debian's chromium")
+        pytest.fail(f"{HEADLESS_SHELL} is not installed: run `make test`, which installs Debian's package")
     return path
 
 
