@@ -1,21 +1,36 @@
 """Welford's divider at its edges, and the row extremes its FP16 route's bound comes from.
 
-The divider's quotients themselves are checked against Fractions in
-``test_moments.py``; here: the count past which it refuses, as
-:func:`fpsum.count_division.divide_by_count` does, and
+The divider's quotients are checked against Fractions in ``test_moments.py``;
+here: FP16 quotients that a float32 division would round wrongly, the count
+past which it refuses, as :func:`fpsum.count_division.divide_by_count` does, and
 :func:`fpsum.moments._row_extremes` (FP16's and BF16's codes compared as
 integers) against NumPy's max and min of the same rows.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
 from fpsum.count_division import MAX_COUNT, count_divider
+from fpsum.exact_rounding import round_exact
 from fpsum.formats import BF16, E4M3, FP16, FP32, Format
 from fpsum.moments import _row_extremes
-from reference import make_values
+from reference import assert_same_bits, from_floats, make_values
+
+
+def test_fp16_divider_divides_in_float64_where_float32_would_round_twice() -> None:
+    """0.935546875 / 896,907 is 17.49999944 units of 2**-24 and rounds to 17, but its float32 quotient is 17.5,
+    which ties to 18 (0.69970703125 / 71,799: 163.4999930, 163.5 in float32): the exact quotients rounded once,
+    of either sign, whether the divider tests each quotient (no bound) or not (a bound of 1).
+    """
+    for d, k in ((0.935546875, 896_907), (0.69970703125, 71_799)):
+        row = from_floats([d, -d], FP16)
+        want = [round_exact(Fraction(v) / k, FP16) for v in (d, -d)]
+        for reach in (float("inf"), 1.0):
+            assert_same_bits(count_divider(MAX_COUNT, FP16, reach)(row, k), from_floats(want, FP16), row)
 
 
 @pytest.mark.parametrize("fmt", (FP16, BF16, FP32, E4M3), ids=lambda f: f.name)
