@@ -115,6 +115,13 @@ def _fp16_divider(in_acc: Divider, n_held: int, acc: Format, reach: float) -> Di
     2**-24 (a power of two: exact), is rounded to a whole number of them
     below 2**-13 first (rint: nearest, ties to even, keeps -0.0; there an
     even number of units is an even significand) and then cast exactly.
+    Why that rounds once: the exact quotient s = d * 2**24 / k is a half
+    unit, which float64 holds, or at least 1 / (2k) unit from every half
+    unit (2 * d * 2**24 - (2j + 1) * k is a nonzero integer), and float64
+    errs by at most 2**-53 * |s| < 2**-42 unit, less than 1 / (2k) for any
+    k up to MAX_COUNT; so rint of the float64 quotient is rint of s.  Quotients of 2**-13 and
+    more are cast from float64 as divide_by_count's float64 route does.
+    A float32 quotient would not do (test_count_division.py).
     """
     units = 2.0 ** (acc.precision - 1 - acc.emin)  # 2**24 units of 2**-24
     scale = np.zeros(())  # k / 2**24 (float64, exact), written at each call
@@ -122,7 +129,7 @@ def _fp16_divider(in_acc: Divider, n_held: int, acc: Format, reach: float) -> Di
     # Below 2 * 2**-14 (2,048 units of 2**-24) FP16's values are the whole numbers of units: rint rounds there.
     on_grid = np.array(2 * acc.smallest_normal * units)
     all_on_grid = reach / (2 * acc.smallest_normal) if math.isfinite(reach) else math.inf  # past it, |d / k| < 2**-13
-    fast_from = max(all_on_grid, n_held - 1)
+    fast_from = max(all_on_grid, n_held - 1)  # past it no count is held and no quotient tested
     rint, half = np.rint, acc.dtype  # looked up once: the call below is Welford's hot path
 
     def divide(values: np.ndarray, k: int) -> np.ndarray:
