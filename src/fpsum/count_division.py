@@ -11,7 +11,6 @@ rounded once (:func:`count_ratio`).
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -56,63 +55,145 @@ def divide_by_count(values: np.ndarray, k: int, acc: Format) -> np.ndarray:
     return to_format(np.divide(values, k, dtype=np.float64), acc)
 
 
-def count_divider(n: int, acc: Format, reach: float = math.inf) -> Callable[[np.ndarray, int], np.ndarray]:
+Divider = Callable[[np.ndarray, int], np.ndarray]
+
+
+def count_divider(n: int, acc: Format, reach: float = math.inf) -> Divider:
     """:func:`divide_by_count` for k = 1..n, bit for bit, with less work a call (Welford's hot loop).
 
     ``reach`` bounds the magnitude of every value it will be given (inf: no
     bound known; Welford gives its deviations' bound, :func:`fpsum.moments._deviation_bound`).
-    The counts that are values of ``acc`` are made once.  Past them, FP16 and
-    FP32 take the float64 quotient and round it once, as divide_by_count's
-    float64 route does, without the checks of each call.  FP16 rounds the
-    quotients below 2**-13 to its spacing there, 2**-24 (its subnormals and
-    its first binade of normals share it), itself; from the k at which
-    reach / k is below 2**-13 every quotient is such, and it skips the test
-    of each.  BF16 takes the float32 quotient for
-    every k: it rounds the exact quotient once, and rounding that to BF16
-    rounds as the exact one would unless it landed on a BF16 midpoint (its
-    low 16 bits 0x8000, in BF16's subnormal range too, which is float32's),
-    where those rows go to :func:`divide_by_count`; below k = 2**14 that
-    cannot happen (divide_by_count's float32 route, p + K + 2 <= 24), and
-    the midpoints are not looked for.  Other formats use
-    :func:`divide_by_count`.
+    The counts that are values of ``acc`` divide in ``acc``, as in
+    divide_by_count.  Past them, FP16 and FP32 take the float64 quotient
+    and round it once, as divide_by_count's float64 route does, without the
+    checks of each call.  FP16 rounds the quotients below 2**-13 to its
+    spacing there, 2**-24 (its subnormals and its first binade of normals
+    share it), itself; from the k at which reach / k is below 2**-13 every
+    quotient is such, and it skips the test of each.  BF16 takes the float32
+    quotient for every k: it rounds the exact quotient once, and rounding
+    that to BF16 rounds as the exact one would unless it landed on a BF16
+    midpoint (its low 16 bits 0x8000, in BF16's subnormal range too, which
+    is float32's), where the call goes to :func:`divide_by_count`; below
+    k = 2**14 that cannot happen (divide_by_count's float32 route,
+    p + K + 2 <= 24), and the midpoints are not looked for.  Other formats
+    use :func:`divide_by_count`, and so does a k past :data:`MAX_COUNT` (its
+    ``ValueError``).
+
+    NumPy makes a 0-d array of a scalar operand at each call (about 0.2 us,
+    a tenth of a call here), so each route keeps its constants as 0-d arrays
+    and writes k into one of its own: a divider serves one call at a time.
+    A scalar ``values`` (one row's deviation) gives a NumPy scalar.
     """
-    held = [acc.dtype.type(k) for k in range(min(n, 1 << acc.precision, int(acc.max_finite)) + 1)]
-    native = acc.dtype in (np.dtype(np.float16), np.dtype(np.float32))
-    bf16_like = acc.emin == -126 and acc.precision == 8  # BF16: float32's exponents, 16 bits fewer
-    half = acc.dtype == np.float16
-    little = sys.byteorder == "little"  # a float32's low 16 bits are then the first uint16 of its two
-    units = 2.0 ** (acc.precision - 1 - acc.emin) if half else 1.0  # FP16: 2**24 units of 2**-24
-    # Below 2 * 2**-14 (2,048 units of 2**-24) FP16's values are the whole numbers of units: rint rounds there.
-    on_grid, spacing = 2 * acc.smallest_normal * units, 1 / units
-    all_on_grid = reach / (2 * acc.smallest_normal) if math.isfinite(reach) else math.inf  # past it, |d / k| < 2**-13
+    n_held = min(n, 1 << acc.precision, int(acc.max_finite)) + 1  # below it k is a value of acc
+    held = np.zeros((), dtype=acc.dtype)  # k, written at each call below n_held
 
-    one_rounding = 1 << max(24 - 2 - acc.precision, 0)  # below it divide_by_count's float32 route rounds once
+    def in_acc(values: np.ndarray, k: int) -> np.ndarray:
+        held[()] = k
+        quotient: np.ndarray = values / held  # acc's own division, as divide_by_count's
+        return quotient
 
-    dtype, n_held = acc.dtype, len(held)  # looked up once: the call below is Welford's hot path
+    if acc.dtype == np.float16:
+        return _fp16_divider(in_acc, n_held, acc, reach)
+    if acc.dtype == np.float32:
+        return _float64_divider(in_acc, n_held, acc)
+    if acc.emin == -126 and acc.precision == 8:  # BF16: float32's exponents, 16 bits fewer
+        return _bf16_divider(in_acc, n_held, acc)
 
     def divide(values: np.ndarray, k: int) -> np.ndarray:
         if k < n_held:
-            return np.asarray(values / held[k])
-        if half and k <= MAX_COUNT:
-            # numpy's cast of an inexact FP16 subnormal is slow (it raises underflow for each), so the float64
-            # quotient, in units of FP16's subnormal spacing 2**-24 (a power of two: exact), is rounded to a
-            # whole number of them below 2**-13 first (rint: nearest, ties to even, keeps -0.0; there an even
-            # number of units is an even significand) and then cast exactly.
-            scaled = np.divide(values, k / units, dtype=np.float64)
-            if k > all_on_grid:  # every |quotient| below 2**-13 (2,048 units): rint each, skip the mask
-                return np.asarray((np.rint(scaled) * spacing).astype(dtype))
-            return np.asarray((np.where(np.abs(scaled) < on_grid, np.rint(scaled), scaled) * spacing)
-                              .astype(dtype))
-        if native and k <= MAX_COUNT:
-            return np.asarray(np.divide(values, float(k), dtype=np.float64).astype(dtype))
-        if bf16_like and k <= MAX_COUNT:
-            quotient = np.divide(values, np.float32(k), dtype=np.float32)  # k < 2**24: exact in float32
-            if k < one_rounding:  # no float32 quotient can land on a midpoint that the exact one is not
-                return np.asarray(quotient.astype(dtype))
-            flat = quotient.reshape(-1)  # one row gives a float32 scalar, whose reshape is an array too
-            low = flat.view(np.uint16)[0::2] if little else flat.view(np.uint32) & 0xFFFF
-            if not np.count_nonzero(low == 0x8000):  # a few times quicker than .any() on a short row
-                return np.asarray(quotient.astype(dtype))
+            return in_acc(values, k)
+        return divide_by_count(values, k, acc)
+
+    return divide
+
+
+def _fp16_divider(in_acc: Divider, n_held: int, acc: Format, reach: float) -> Divider:
+    """FP16's route (see :func:`count_divider`).
+
+    numpy's cast of an inexact FP16 subnormal is slow (it raises underflow
+    for each), so the float64 quotient, in units of FP16's subnormal spacing
+    2**-24 (a power of two: exact), is rounded to a whole number of them
+    below 2**-13 first (rint: nearest, ties to even, keeps -0.0; there an
+    even number of units is an even significand) and then cast exactly.
+    Why that rounds once: the exact quotient s = d * 2**24 / k is a half
+    unit, which float64 holds, or at least 1 / (2k) unit from every half
+    unit (2 * d * 2**24 - (2j + 1) * k is a nonzero integer), and float64
+    errs by at most 2**-53 * |s| < 2**-42 unit, less than 1 / (2k) for any
+    k up to MAX_COUNT; so rint of the float64 quotient is rint of s.  Quotients of 2**-13 and
+    more are cast from float64 as divide_by_count's float64 route does.
+    A float32 quotient would not do (test_count_division.py).
+    """
+    units = 2.0 ** (acc.precision - 1 - acc.emin)  # 2**24 units of 2**-24
+    scale = np.zeros(())  # k / 2**24 (float64, exact), written at each call
+    spacing = np.array(1 / units)
+    # Below 2 * 2**-14 (2,048 units of 2**-24) FP16's values are the whole numbers of units: rint rounds there.
+    on_grid = np.array(2 * acc.smallest_normal * units)
+    all_on_grid = reach / (2 * acc.smallest_normal) if math.isfinite(reach) else math.inf  # past it, |d / k| < 2**-13
+    fast_from = max(all_on_grid, n_held - 1)  # past it no count is held and no quotient tested
+    rint, half = np.rint, acc.dtype  # looked up once: the call below is Welford's hot path
+
+    def divide(values: np.ndarray, k: int) -> np.ndarray:
+        if fast_from < k <= MAX_COUNT:  # every |quotient| below 2**-13 (2,048 units): rint each, none tested
+            scale[()] = k / units
+            quotient: np.ndarray = rint(values / scale) * spacing  # float64 (a 0-d array's dtype counts)
+            return quotient.astype(half)
+        if k < n_held:
+            return in_acc(values, k)
+        if k > MAX_COUNT:
+            return divide_by_count(values, k, acc)
+        scale[()] = k / units
+        scaled: np.ndarray = values / scale  # d * 2**24 / k rounded once
+        above = np.abs(scaled) >= on_grid  # normal FP16 quotients, spaced 2**-23 or more: the cast rounds them
+        if np.count_nonzero(above):  # a few times quicker than .any() on a short row
+            quotient = np.where(above, scaled, rint(scaled)) * spacing
+        else:
+            quotient = rint(scaled) * spacing
+        return quotient.astype(half)
+
+    return divide
+
+
+def _float64_divider(in_acc: Divider, n_held: int, acc: Format) -> Divider:
+    """FP32's route past its held counts: the float64 quotient (53 >= 24 + 26 + 2 bits) rounded once."""
+    count = np.zeros(())  # k (float64, exact), written at each call
+
+    def divide(values: np.ndarray, k: int) -> np.ndarray:
+        if k < n_held:
+            return in_acc(values, k)
+        if k > MAX_COUNT:
+            return divide_by_count(values, k, acc)
+        count[()] = k
+        quotient: np.ndarray = values / count  # float64
+        return quotient.astype(acc.dtype)
+
+    return divide
+
+
+def _bf16_divider(in_acc: Divider, n_held: int, acc: Format) -> Divider:
+    """BF16's route (see :func:`count_divider`).
+
+    Both 16-bit halves of each float32 quotient are compared with 0x8000, so
+    the byte order does not matter: a low half 0x8000 is a BF16 midpoint; a
+    high half 0x8000 (-0.0, or a negative quotient below 2**-133) only sends
+    the call to :func:`divide_by_count`, which is exact too.
+    """
+    count = np.zeros((), dtype=np.float32)  # k (exact: k < 2**24), written at each call
+    midpoint = np.array(0x8000, dtype=np.uint16)
+    one_rounding = 1 << max(24 - 2 - acc.precision, 0)  # below it divide_by_count's float32 route rounds once
+    bf16, halves_of = acc.dtype, np.dtype(np.uint16)  # looked up once: the call below is Welford's hot path
+
+    def divide(values: np.ndarray, k: int) -> np.ndarray:
+        if k < n_held:
+            return in_acc(values, k)
+        if k > MAX_COUNT:
+            return divide_by_count(values, k, acc)
+        count[()] = k
+        quotient: np.ndarray = values / count  # float32 (BF16 and float32 promote to float32)
+        if k < one_rounding:  # no float32 quotient can land on a midpoint that the exact one is not
+            return quotient.astype(bf16)
+        halves = quotient.ravel().view(halves_of)  # a scalar's ravel is an array too
+        if not np.count_nonzero(halves == midpoint):  # a few times quicker than .any() on a short row
+            return quotient.astype(bf16)
         return divide_by_count(values, k, acc)
 
     return divide

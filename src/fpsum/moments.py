@@ -121,6 +121,28 @@ def two_pass_moments(
 # --8<-- [end:two_pass]
 
 
+def _row_extremes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's largest and smallest value, in ``values``' dtype; a row holding a NaN has NaN in one at least.
+
+    FP16's and BF16's max and min convert every value to float32 first;
+    their codes are quicker to compare.  A code is a sign and a magnitude,
+    and a NaN's magnitude is above inf's, so flipping the magnitude bits of
+    the negative codes (as int16) orders the codes as their values, with
+    -0.0 just below +0.0 and a NaN beyond inf (sign bit clear: the largest)
+    or -inf (set: the smallest).  Other dtypes take NumPy's max and min.
+    """
+    if values.dtype.itemsize != 2:  # FP16 and BF16 are the 16-bit formats the models take
+        return values.max(axis=-1), values.min(axis=-1)
+    magnitude = np.int16(0x7FFF)
+
+    def flip(codes: np.ndarray) -> np.ndarray:  # its own inverse: the sign bit stays
+        keys: np.ndarray = codes ^ ((codes >> 15) & magnitude)  # a negative code's magnitude bits flipped
+        return keys
+
+    keys = flip(values.view(np.int16))
+    return flip(keys.max(axis=-1)).view(values.dtype), flip(keys.min(axis=-1)).view(values.dtype)
+
+
 def _deviation_bound(values: np.ndarray, acc: Format) -> float:
     """A bound on every |d| = |fl(x - m)| of Welford's loop over these rows (inf where a row holds inf or NaN).
 
@@ -130,8 +152,9 @@ def _deviation_bound(values: np.ndarray, acc: Format) -> float:
     """
     if values.size == 0:
         return 0.0
+    top, bottom = _row_extremes(values)
     with np.errstate(invalid="ignore", over="ignore"):
-        widths = values.max(axis=-1).astype(np.float64) - values.min(axis=-1).astype(np.float64)  # exact
+        widths = top.astype(np.float64) - bottom.astype(np.float64)  # exact
     widest = float(np.max(widths))
     return widest * (1 + 2 * acc.unit_roundoff) if math.isfinite(widest) else math.inf
 
@@ -150,7 +173,7 @@ def welford_moments(
     overflows gives inf (NaN in E4M3).
     """
     n = _check(values, acc)
-    columns = np.ascontiguousarray(np.moveaxis(values, -1, 0))
+    columns = np.moveaxis(values, -1, 0)  # x: the k-th input of each row
     m = np.zeros(values.shape[:-1], dtype=values.dtype)
     m2 = np.zeros_like(m)
     reach = _deviation_bound(values, acc)  # no |d| passes it
