@@ -1,8 +1,9 @@
 """One record built in an interpreter of its own, with the modules its build loaded: the cache keys' proof.
 
 When :data:`MODULES_ENV` names a file, :mod:`figures.build` builds each
-record the cache lacks in a fresh interpreter (a spawned worker that builds
-one record and stops) through :func:`build_alone`, and writes there, for each
+record the cache lacks in a fresh process (forked from a server that has
+loaded libraries only, :data:`figures.build.PRELOADED`; it builds one record
+and stops) through :func:`build_alone`, and writes there, for each
 record, every module file the worker had loaded once the record was built.
 ``tests/build/test_cache_keys.py`` holds each record's cache key to that
 list: a module a build loads but its key leaves out would let the record go
