@@ -129,6 +129,18 @@ def _pool(workers: int, alone: bool) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers)
 
 
+def _stop_now(pool: ProcessPoolExecutor) -> None:
+    """Stop ``pool`` at once, the records it is building too: once one has failed their results are of no use,
+    and waiting for them would hold the error back for as long as the longest runs (Python 3.14's
+    ``terminate_workers`` does this).  A record stopped half-stored is not in the cache: its entry is whole
+    only once its last file is written (:func:`figures.cache.store`).
+    """
+    processes: dict[int, multiprocessing.process.BaseProcess] = getattr(pool, "_processes", None) or {}
+    for process in list(processes.values()):
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _build_missing(missing: list[tuple[Record, str]], workers: int) -> dict[str, tuple[Built, float]]:
     """Build what the cache lacks, in ``workers`` processes (in this one if 1), longest first.
 
@@ -154,7 +166,7 @@ def _build_missing(missing: list[tuple[Record, str]], workers: int) -> dict[str,
             wait([future for _, _, future in futures], return_when=FIRST_EXCEPTION)
             failed = [(record, future) for record, _, future in futures if future.done() and future.exception()]
             if failed:  # the first to fail, in the order started; what has not started is not built
-                pool.shutdown(cancel_futures=True)
+                _stop_now(pool)
                 record, future = failed[0]
                 raise _fail(record, future.exception() or RuntimeError("failed")) from None
             loaded: dict[str, list[str]] = {}

@@ -91,6 +91,34 @@ def test_the_first_failure_stops_the_build_and_what_has_not_started_is_not_built
     stored = [entry for entry in cache_dir.glob("*/done")] if cache_dir.exists() else []
     assert len(stored) < 6, f"{len(stored)} of the 12 records after the failure were built anyway"
 
+@dataclass(frozen=True)
+class _Marked:
+    seconds: float
+    marker: str
+
+
+def _fails_late(figure_id: str, params: _Marked) -> Built:
+    time.sleep(params.seconds)
+    raise ZeroDivisionError("a broken model")
+
+
+def _marks_when_done(figure_id: str, params: _Marked) -> Built:
+    time.sleep(params.seconds)
+    Path(params.marker).write_text("finished\n")
+    return Built(files={f"figures/{figure_id}.svg": b"<svg/>"})
+
+
+def test_a_record_running_when_another_fails_is_stopped_not_waited_for(cache_dir: Path, tmp_path: Path) -> None:
+    """The error comes at once (mkdocs serve says so at once), not once the longest record running has ended."""
+    marker = tmp_path / "finished"
+    records = [Record("long", _Marked(20.0, str(marker)), _marks_when_done),
+               Record("broken", _Marked(0.5, ""), _fails_late)]
+    with pytest.raises(FigureError, match=r"figure 'broken' .*ZeroDivisionError"):
+        build_all(records, workers=2)
+    assert not marker.exists(), "the build waited for the record that was running to finish"
+    assert not list(cache_dir.glob("*/done")), "a record was stored after the failure"
+
+
 REBUILT = """
 import json, sys
 from figures.build import build_all, registry
