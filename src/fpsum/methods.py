@@ -78,6 +78,10 @@ def running_totals(
     return run(values, fmt)
 
 
+DIRECT_TOTALS: frozenset[str] = frozenset({"pairwise", "blocked", "sumtwo", "sumk", "correct"})
+"""The methods whose :func:`total` is computed directly; every other method's is its last running total."""
+
+
 def total(method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAULT_BLOCK, seed: int = 0,
           folds: int = DEFAULT_FOLDS) -> np.ndarray:
     """The final sum of ``method`` over the last axis (shape ``values.shape[:-1]``).
@@ -94,4 +98,5 @@ def total(method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAU
         return sum_k(values, fmt, 2 if method == "sumtwo" else folds)
     if method == "correct":
         return correct_sum(values, fmt)
+    assert method not in DIRECT_TOTALS, method  # each of them returned above
     return running_totals(method, values, fmt, block=block, seed=seed, folds=folds)[..., -1]
