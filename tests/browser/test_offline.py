@@ -112,8 +112,11 @@ def test_search_from_disk_finds_every_page_by_its_title_and_leads_there(browser:
         search(page, "Kahan")  # opens the search once its index is loaded (the worker in an iframe)
         for name in PAGES:
             title = title_of(site_dir, name)
-            page.locator(".md-search__input").fill("")
-            page.keyboard.type(re.sub(r"[^\w\s]", " ", title))
+            words = re.sub(r"[^\w\s]", " ", title).strip()
+            # Typed as a reader's last key press ends it: mkdocs-material searches on each key's release, so
+            # the words but their last letter are filled in at once, and that letter is typed.
+            page.locator(".md-search__input").fill(words[:-1])
+            page.keyboard.type(words[-1])
             wait_until(page, "href => [...document.querySelectorAll('.md-search-result__item a')]"
                              ".some(a => a.href === href)", base + name,
                        message=f"no result for {title!r} links to {name}", timeout_ms=SEARCH_TIMEOUT_MS)
