@@ -262,9 +262,9 @@ def chromium_path() -> str:
     """Debian's chromium headless shell (package chromium-headless-shell; ``make test`` installs it).
 
     The same chromium build as Debian's ``chromium``, without the full browser's
-    window machinery: what Playwright itself runs headless tests on, and about
-    0.7 of the full browser's time here (CONTRIBUTING.md).  The benches that time what a reader waits for
-    (Lighthouse, ``make bench``) run the full browser.
+    window machinery: what Playwright itself runs headless tests on, in 0.7 to
+    0.9 of the full browser's time here (CONTRIBUTING.md).  The benches that
+    time what a reader waits for (Lighthouse, ``make bench``) run the full browser.
     """
     path = shutil.which(HEADLESS_SHELL)
     if path is None:
