@@ -78,25 +78,28 @@ def running_totals(
     return run(values, fmt)
 
 
-DIRECT_TOTALS: frozenset[str] = frozenset({"pairwise", "blocked", "sumtwo", "sumk", "correct"})
-"""The methods whose :func:`total` is computed directly; every other method's is its last running total."""
+DirectTotal = Callable[[np.ndarray, Format, int, int], np.ndarray]
+"""A method's total from (values, format, block, folds), without its running totals."""
+DIRECT_TOTALS: dict[str, DirectTotal] = {
+    "pairwise": lambda values, fmt, block, folds: pairwise_sum(values, fmt),
+    "blocked": lambda values, fmt, block, folds: blocked_sum(values, fmt, block),
+    "sumtwo": lambda values, fmt, block, folds: sum_k(values, fmt, 2),
+    "sumk": lambda values, fmt, block, folds: sum_k(values, fmt, folds),
+    "correct": lambda values, fmt, block, folds: correct_sum(values, fmt),
+}
+"""The methods whose :func:`total` is computed directly, cheaper than every prefix; every other method's is
+its last running total."""
 
 
 def total(method: Method, values: np.ndarray, fmt: Format, *, block: int = DEFAULT_BLOCK, seed: int = 0,
           folds: int = DEFAULT_FOLDS) -> np.ndarray:
     """The final sum of ``method`` over the last axis (shape ``values.shape[:-1]``).
 
-    The same value as the last running total; pairwise, blocked, Sum2, SumK
-    and the correctly rounded sum are computed directly, which is cheaper than
-    every prefix.  NaN, inf and -0.0 as in the running version of the method.
+    The same value as the last running total; the methods of
+    :data:`DIRECT_TOTALS` compute it directly.  NaN, inf and -0.0 as in the
+    running version of the method.
     """
-    if method == "pairwise":
-        return pairwise_sum(values, fmt)
-    if method == "blocked":
-        return blocked_sum(values, fmt, block)
-    if method in ("sumtwo", "sumk"):
-        return sum_k(values, fmt, 2 if method == "sumtwo" else folds)
-    if method == "correct":
-        return correct_sum(values, fmt)
-    assert method not in DIRECT_TOTALS, method  # each of them returned above
+    direct = DIRECT_TOTALS.get(method)
+    if direct is not None:
+        return direct(values, fmt, block, folds)
     return running_totals(method, values, fmt, block=block, seed=seed, folds=folds)[..., -1]
