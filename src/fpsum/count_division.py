@@ -95,9 +95,9 @@ def count_divider(n: int, acc: Format, reach: float = math.inf) -> Divider:
     if acc.dtype == np.float16:
         return _fp16_divider(in_acc, n_held, acc, reach)
     if acc.dtype == np.float32:
-        return _float64_divider(in_acc, n_held, acc)
+        return _working_divider(in_acc, n_held, acc, np.float64)
     if acc.emin == -126 and acc.precision == 8:  # BF16: float32's exponents, 16 bits fewer
-        return _bf16_divider(in_acc, n_held, acc)
+        return _working_divider(in_acc, n_held, acc, np.float32)
 
     def divide(values: np.ndarray, k: int) -> np.ndarray:
         if k < n_held:
@@ -153,34 +153,23 @@ def _fp16_divider(in_acc: Divider, n_held: int, acc: Format, reach: float) -> Di
     return divide
 
 
-def _float64_divider(in_acc: Divider, n_held: int, acc: Format) -> Divider:
-    """FP32's route past its held counts: the float64 quotient (53 >= 24 + 26 + 2 bits) rounded once."""
-    count = np.zeros(())  # k (float64, exact), written at each call
+def _working_divider(in_acc: Divider, n_held: int, acc: Format, working: type[np.floating]) -> Divider:
+    """FP32's route (``working`` float64) and BF16's (float32) past the held counts (see :func:`count_divider`).
 
-    def divide(values: np.ndarray, k: int) -> np.ndarray:
-        if k < n_held:
-            return in_acc(values, k)
-        if k > MAX_COUNT:
-            return divide_by_count(values, k, acc)
-        count[()] = k
-        quotient: np.ndarray = values / count  # float64
-        return quotient.astype(acc.dtype)
-
-    return divide
-
-
-def _bf16_divider(in_acc: Divider, n_held: int, acc: Format) -> Divider:
-    """BF16's route (see :func:`count_divider`).
-
+    The working quotient rounds the exact one once; rounding it to ``acc``
+    rounds as the exact one would below k = 2**(W - 2 - p) (W the working
+    bits, divide_by_count's p + K + 2 <= W), which for FP32 in float64 is
+    past :data:`MAX_COUNT`.  From there (BF16 from k = 2**14) a quotient
+    that landed on a midpoint sends the call to :func:`divide_by_count`.
     Both 16-bit halves of each float32 quotient are compared with 0x8000, so
     the byte order does not matter: a low half 0x8000 is a BF16 midpoint; a
     high half 0x8000 (-0.0, or a negative quotient below 2**-133) only sends
     the call to :func:`divide_by_count`, which is exact too.
     """
-    count = np.zeros((), dtype=np.float32)  # k (exact: k < 2**24), written at each call
+    count = np.zeros((), dtype=working)  # k (exact: k < 2**24), written at each call
     midpoint = np.array(0x8000, dtype=np.uint16)
-    one_rounding = 1 << max(24 - 2 - acc.precision, 0)  # below it divide_by_count's float32 route rounds once
-    bf16, halves_of = acc.dtype, np.dtype(np.uint16)  # looked up once: the call below is Welford's hot path
+    one_rounding = 1 << max(np.finfo(working).nmant + 1 - 2 - acc.precision, 0)
+    target, halves_of = acc.dtype, np.dtype(np.uint16)  # looked up once: the call below is Welford's hot path
 
     def divide(values: np.ndarray, k: int) -> np.ndarray:
         if k < n_held:
@@ -188,12 +177,12 @@ def _bf16_divider(in_acc: Divider, n_held: int, acc: Format) -> Divider:
         if k > MAX_COUNT:
             return divide_by_count(values, k, acc)
         count[()] = k
-        quotient: np.ndarray = values / count  # float32 (BF16 and float32 promote to float32)
-        if k < one_rounding:  # no float32 quotient can land on a midpoint that the exact one is not
-            return quotient.astype(bf16)
+        quotient: np.ndarray = values / count  # in the working format (acc promotes to it)
+        if k < one_rounding:  # no working quotient can land on a midpoint that the exact one is not
+            return quotient.astype(target)
         halves = quotient.ravel().view(halves_of)  # a scalar's ravel is an array too
         if not np.count_nonzero(halves == midpoint):  # a few times quicker than .any() on a short row
-            return quotient.astype(bf16)
+            return quotient.astype(target)
         return divide_by_count(values, k, acc)
 
     return divide
