@@ -56,9 +56,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The browser tests run on Debian's chromium only: pytest-playwright's ``--browser`` may not pick another."""
+    """The browser tests run on Debian's chromium only: pytest-playwright's ``--browser`` may not pick another.
+
+    Registers :class:`SharedLoadsTogether`.
+    """
     if set(config.getoption("--browser", default=None) or ["chromium"]) != {"chromium"}:
         raise pytest.UsageError("the browser tests run on Debian's chromium only: leave out --browser")
+    config.pluginmanager.register(SharedLoadsTogether(), "shared-loads-together")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -133,6 +137,40 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         page = callspec.params.get("name") if callspec else None
         if item.get_closest_marker("browser") and isinstance(page, str) and page.endswith(".html"):
             item.add_marker(pytest.mark.xdist_group(page))
+
+
+def shared_load_key(item: pytest.Item, names: tuple[str, ...]) -> str:
+    """The values of the parameters ``names`` that ``item`` takes (None for one it does not take)."""
+    params = item.callspec.params if isinstance(item, pytest.Function) and hasattr(item, "callspec") else {}
+    return repr(tuple(params.get(name) for name in names))
+
+
+class SharedLoadsTogether:
+    """A plugin (registered in :func:`pytest_configure`): its hook must come after pytest's own reordering."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        """In a module that names ``RUN_TOGETHER`` (its module-scoped parameters, such as the page and the screen
+        of one page load), the tests that share those values run one after another, in the file's order.
+
+        Tried last, after pytest's own reordering: that one keeps module-scoped parameters together only
+        where every test takes the same ones, and test_fits_screen's tests take different subsets of
+        pages and screens, so its page loads were torn down and made again, 134 loads for 60 pairs.
+        """
+        start = 0
+        while start < len(items):
+            module = getattr(items[start], "module", None)
+            end = start + 1
+            while end < len(items) and getattr(items[end], "module", None) is module:
+                end += 1
+            names: tuple[str, ...] = getattr(module, "RUN_TOGETHER", ())
+            if names:
+                first_seen: dict[str, int] = {}
+                keys = [first_seen.setdefault(shared_load_key(item, names), len(first_seen))
+                        for item in items[start:end]]
+                order = sorted(range(end - start), key=keys.__getitem__)
+                items[start:end] = [items[start + i] for i in order]
+            start = end
 
 
 def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], str | None]) -> Path:

@@ -60,6 +60,8 @@ from hooks.theme.code_blocks import COLUMNS  # noqa: E402  (one owner of the wid
 from hooks.theme.names import SCROLLWRAP, TABLE_BOX  # noqa: E402
 
 PAGES = all_pages()
+RUN_TOGETHER = ("name", "screen")
+"""The module-wide parameters of one page load (``visited``): the tests that share them run together (conftest)."""
 SMALLEST_CODE_PX = 12
 """The smallest code a phone shows."""
 

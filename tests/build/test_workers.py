@@ -51,3 +51,33 @@ def test_each_group_runs_whole_in_one_worker(tmp_path: Path) -> None:
         workers.setdefault(page, set()).add(worker)
     assert all(len(used) == 1 for used in workers.values()), f"a page's tests ran in several workers: {workers}"
     assert len(set().union(*workers.values())) == 2, f"the pages did not spread over both workers: {workers}"
+
+
+# Prints, in the order the tests will run, the page and screen of each test that shares test_fits_screen's
+# page load (``visited``, module-wide): pytest sets the load up again each time that pair changes.
+LOADS_PLUGIN = '''
+def pytest_collection_finish(session):
+    for item in session.items:
+        if "visited" in getattr(item, "fixturenames", ()):
+            params = item.callspec.params
+            print("LOAD", params["name"], params["screen"].name)
+'''
+
+
+def test_each_page_and_screen_of_test_fits_screen_is_loaded_once(tmp_path: Path) -> None:
+    """``conftest``'s later ``pytest_collection_modifyitems`` runs the tests of one page load together.
+
+    pytest's own order split them (134 loads for 60 pairs of page and screen) where tests take different
+    subsets of pages and screens.
+    """
+    (tmp_path / "loads_plugin.py").write_text(LOADS_PLUGIN)
+    repo = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "loads_plugin", "--collect-only", "-q",
+                             "-p", "no:cacheprovider", "tests/browser/test_fits_screen.py"],
+                            cwd=repo, env=env, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout[-2000:]
+    loads = [tuple(line.split()[1:]) for line in result.stdout.splitlines() if line.startswith("LOAD ")]
+    runs = [pair for i, pair in enumerate(loads) if i == 0 or loads[i - 1] != pair]
+    assert loads, result.stdout[-2000:]
+    assert len(runs) == len(set(loads)), f"{len(runs)} loads for {len(set(loads))} pairs of page and screen"
