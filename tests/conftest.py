@@ -166,7 +166,7 @@ class SharedLoadsTogether:
             names: tuple[str, ...] = getattr(module, "RUN_TOGETHER", ())
             if names:
                 first_seen: dict[str, int] = {}
-                keys = [(first_seen.setdefault(shared_load_key(item, names), len(first_seen)), item.location[1], i)
+                keys = [(first_seen.setdefault(shared_load_key(item, names), len(first_seen)), item.location[1] or 0, i)
                         for i, item in enumerate(items[start:end])]
                 order = [i for *_, i in sorted(keys)]
                 items[start:end] = [items[start + i] for i in order]
