@@ -45,7 +45,6 @@ def test_a_file_outside_the_site_is_refused_and_nothing_is_written(cache_dir: Pa
     assert not (cache_dir / "k3").exists()
 
 
-
 def _record(name: str) -> Record:
     return Record(name, None, lambda _id, _params: Built(files={}))
 
@@ -71,15 +70,21 @@ def test_build_times_are_merged_and_an_unreadable_file_counts_as_none(tmp_path: 
 
 @dataclass(frozen=True)
 class _Wait:
+    """How long a test record takes, and the file it writes once it has finished ("": none)."""
+
     seconds: float
+    marker: str = ""
 
 
 def _fails(figure_id: str, params: _Wait) -> Built:
+    time.sleep(params.seconds)
     raise ZeroDivisionError("a broken model")
 
 
 def _slow(figure_id: str, params: _Wait) -> Built:
     time.sleep(params.seconds)
+    if params.marker:
+        Path(params.marker).write_text("finished\n")
     return Built(files={f"figures/{figure_id}.svg": b"<svg/>"})
 
 
@@ -91,28 +96,11 @@ def test_the_first_failure_stops_the_build_and_what_has_not_started_is_not_built
     stored = [entry for entry in cache_dir.glob("*/done")] if cache_dir.exists() else []
     assert len(stored) < 6, f"{len(stored)} of the 12 records after the failure were built anyway"
 
-@dataclass(frozen=True)
-class _Marked:
-    seconds: float
-    marker: str
-
-
-def _fails_late(figure_id: str, params: _Marked) -> Built:
-    time.sleep(params.seconds)
-    raise ZeroDivisionError("a broken model")
-
-
-def _marks_when_done(figure_id: str, params: _Marked) -> Built:
-    time.sleep(params.seconds)
-    Path(params.marker).write_text("finished\n")
-    return Built(files={f"figures/{figure_id}.svg": b"<svg/>"})
-
 
 def test_a_record_running_when_another_fails_is_stopped_not_waited_for(cache_dir: Path, tmp_path: Path) -> None:
     """The error comes at once (mkdocs serve says so at once), not once the longest record running has ended."""
     marker = tmp_path / "finished"
-    records = [Record("long", _Marked(20.0, str(marker)), _marks_when_done),
-               Record("broken", _Marked(0.5, ""), _fails_late)]
+    records = [Record("long", _Wait(20.0, str(marker)), _slow), Record("broken", _Wait(0.5), _fails)]
     with pytest.raises(FigureError, match=r"figure 'broken' .*ZeroDivisionError"):
         build_all(records, workers=2)
     assert not marker.exists(), "the build waited for the record that was running to finish"
