@@ -35,11 +35,21 @@ def test_{module}(name, check):
 '''
 
 
+def inner_environment(**variables: str) -> dict[str, str]:
+    """The environment of a pytest run inside a test: this one's, with ``variables``, and without the outer
+    run's ``PYTEST_ADDOPTS`` (a maintainer's ``PYTEST_ADDOPTS="tests/model --durations=0"`` would give the inner
+    run other tests).
+    """
+    env = dict(os.environ, **variables)
+    env.pop("PYTEST_ADDOPTS", None)
+    return env
+
+
 def test_each_group_runs_whole_in_one_worker(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text(CONFTEST)
     for module in ("first", "second"):
         (tmp_path / f"test_{module}.py").write_text(TESTS.format(module=module))
-    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    env = inner_environment(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "xdist", "-n", "2", "--dist", "loadgroup", "-v",
                              "-p", "no:cacheprovider", "-o", "addopts=", str(tmp_path)],
                             cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
@@ -72,7 +82,7 @@ def test_each_page_and_screen_of_test_fits_screen_is_loaded_once(tmp_path: Path)
     """
     (tmp_path / "loads_plugin.py").write_text(LOADS_PLUGIN)
     repo = Path(__file__).resolve().parents[2]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    env = inner_environment(PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "loads_plugin", "--collect-only", "-q",
                              "-p", "no:cacheprovider", "tests/browser/test_fits_screen.py"],
                             cwd=repo, env=env, capture_output=True, text=True, check=False)
