@@ -28,8 +28,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from gzip_server import QuietServer, running
 from htmlscan import Page as HtmlPage
+from repocopy import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 DOCS = REPO / "docs"
 NOT_FOUND_PAGE = "404.html"
 LOCAL_HOSTS = ("127.0.0.1", "localhost")

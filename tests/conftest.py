@@ -29,11 +29,10 @@ from figures.mpl_dark_proof import PROOF_ENV
 from figures.site_info import read_citation
 from fresh_loads import Loaded, fresh_loads
 from repo_copy import copy_repo
-from repocopy import ADDRESS, BuiltCopy, build_copy
+from repocopy import ADDRESS, REPO, BuiltCopy, build_copy
 from screens import SCHEMES, SCREENS
 from site_archive import archive_folder, pack
 
-REPO = Path(__file__).resolve().parents[1]
 HEADLESS_SHELL = "chromium-headless-shell"
 """The browser the tests drive: Debian's package of chromium's headless shell."""
 BUILD_TIMEOUT_S = 600  # how long a worker waits for another worker's build

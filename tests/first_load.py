@@ -14,7 +14,8 @@ import sys
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from browsing import ALL_RACES_READY_JS, REPO, TEX_LEFT, THEME_RUNNING_JS, VISIBLE_PROSE_JS, Visit
+from browsing import ALL_RACES_READY_JS, TEX_LEFT, THEME_RUNNING_JS, VISIBLE_PROSE_JS, Visit
+from repocopy import REPO
 
 sys.path.insert(0, str(REPO))
 from hooks.theme.names import BUNDLE as BUNDLE_PATH  # noqa: E402

@@ -16,10 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from browsing import REPO
 from conftest import build_cold_copy, once_per_run
 from repo_copy import NODE_PACKAGES
-from repocopy import BuiltCopy
+from repocopy import REPO, BuiltCopy
 
 VENV = REPO / ".venv"
 IDENTITY = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",

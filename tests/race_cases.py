@@ -8,12 +8,12 @@ from __future__ import annotations
 import functools
 from typing import cast
 
-from browsing import REPO
 from figures.race.svg import race_svg
 from figures.races import records as race_records
 from fpsum.formats import get_format
 from fpsum.inputs import InputKind
 from fpsum.race import Race, run_race
+from repocopy import REPO
 
 CASES = [(record.params.format, record.params.kind) for record in race_records()]
 """The races the site shows, (format, input kind), as the race builder's records name them."""

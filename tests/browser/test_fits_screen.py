@@ -49,10 +49,11 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
 
-from browsing import REPO, Visit, all_pages, draw_every_block, draw_every_race, has_formulas, set_scheme
+from browsing import Visit, all_pages, draw_every_block, draw_every_race, has_formulas, set_scheme
 from figure_text import FIGURE_PAGES, figure_text_problems
 from first_load import FirstLoad, first_load
 from formula_checks import DESKTOP, FORMS_JS, PHONES, check
+from repocopy import REPO
 from screens import SCHEMES, SCREENS, Screen
 
 sys.path.insert(0, str(REPO))

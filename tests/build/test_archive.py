@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from browsing import REPO, doc_pages
+from browsing import doc_pages
 from conftest import ARCHIVE_EPOCH, VERSION
+from repocopy import REPO
 from site_archive import archive_folder, pack
 
 FOLDER = archive_folder(VERSION)

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from browsing import REPO
+from repocopy import REPO
 
 GUIDES = ("README.md", "CONTRIBUTING.md")
 SPAN = re.compile(r"`([^`\s]+)`")

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from figures.build import registry
+from repocopy import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 ROOTS = (REPO / "src", REPO / "scripts", REPO / "tests", REPO)
 """The folders on ``sys.path`` when the model, the builders, the tests and the hooks (``hooks.x``) run."""
 

@@ -29,7 +29,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from repocopy import REPO
+
 sys.path.insert(0, str(REPO))
 from hooks.theme.code_blocks import COLUMNS  # noqa: E402  (the hook marks a block with a longer line: it wraps)
 

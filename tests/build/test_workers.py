@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from repocopy import REPO
+
 CONFTEST = '''
 import pytest
 
@@ -81,11 +83,10 @@ def test_each_page_and_screen_of_test_fits_screen_is_loaded_once(tmp_path: Path)
     subsets of pages and screens.
     """
     (tmp_path / "loads_plugin.py").write_text(LOADS_PLUGIN)
-    repo = Path(__file__).resolve().parents[2]
     env = inner_environment(PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     result = subprocess.run([sys.executable, "-m", "pytest", "-p", "loads_plugin", "--collect-only", "-q",
                              "-p", "no:cacheprovider", "tests/browser/test_fits_screen.py"],
-                            cwd=repo, env=env, capture_output=True, text=True, check=False)
+                            cwd=REPO, env=env, capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stdout[-2000:]
     loads = [tuple(line.split()[1:]) for line in result.stdout.splitlines() if line.startswith("LOAD ")]
     runs = [pair for i, pair in enumerate(loads) if i == 0 or loads[i - 1] != pair]

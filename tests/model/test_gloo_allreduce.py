@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,8 +25,7 @@ import pytest
 from fpsum.allreduce import reduce_ranks
 from fpsum.formats import FP32, Format, get_format
 from libraries import gloo_allreduce as gloo
-
-REPO = Path(__file__).resolve().parents[2]
+from repocopy import REPO
 
 
 @cache

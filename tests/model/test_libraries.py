@@ -18,7 +18,6 @@ import math
 import os
 import subprocess
 from functools import cache
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -32,8 +31,8 @@ from fpsum.formats import BF16, E4M3, FP16, FP32, Format
 from fpsum.inputs import make_inputs
 from fpsum.methods import total
 from libraries import run as libraries_run
+from repocopy import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 N, SEED = libraries_run.N, libraries_run.SEED
 FORMATS = {"fp16": FP16, "bf16": BF16}
 

@@ -18,7 +18,6 @@ import json
 import os
 import subprocess
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,8 +27,8 @@ from fpsum.formats import FP16, FP32, Format
 from fpsum.moments import MOMENT_METHODS, exact_moments, mean_variance
 from libraries import normalisation as norm
 from libraries import normalisation_match as match
+from repocopy import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 EPS = norm.EPS
 
 

@@ -31,7 +31,6 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from decimal import Decimal, localcontext
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import ml_dtypes
@@ -51,8 +50,8 @@ from fpsum.report import exact_and_errors
 from fpsum.rounded_once import add_rounded
 from fpsum.stochastic_rounding import stochastic_round
 from reference import assert_same_bits
+from repocopy import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 ORACLE = REPO / "tools" / "playground" / "oracle.js"
 CORE_FORMATS = REPO / "docs" / "assets" / "javascripts" / "playground" / "core" / "formats.js"
 PLAYGROUND_NAMES = tuple(FORMATS)
